@@ -1,0 +1,139 @@
+//===- CudaCompilation.h - Analysing CUDA sources as host code --*- C++ -*-===//
+//
+// CUDA translation units are analysed by clang 19 as host code. This file
+// provides the pieces that make that work for real compilation databases:
+//
+//  * recognising nvcc commands and CUDA sources;
+//  * translating nvcc command lines (as written by CMake's CUDA language
+//    support or by hand-written Makefiles) into clang++ driver arguments;
+//  * the extra driver flags a CUDA source needs so that clang 19 parses it
+//    against a CUDA toolkit newer than it knows (CUDA 13), including stand-in
+//    headers for the ones CUDA 13 removed but clang's CUDA wrapper includes;
+//  * an ArgumentsAdjuster combining all of the above.
+//
+// See docs/cuda.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TOOL_CUDACOMPILATION_H
+#define XFER_TOOL_CUDACOMPILATION_H
+
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/IntrusiveRefCntPtr.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace xfer {
+
+/// True if \p Args (a full command line, argv[0] first) invokes nvcc: argv[0]
+/// is `nvcc`, `nvcc.exe` or a wrapper whose name ends in `nvcc`, possibly
+/// behind a `ccache`/`sccache` launcher.
+bool isNvccCommand(llvm::ArrayRef<std::string> Args);
+
+/// True if \p File is compiled as CUDA: it ends in `.cu`/`.cuh`, or \p Args
+/// select the language with `-x cuda`/`-x cu` (also `-xcuda`, `--x=cu`) before
+/// the file.
+bool isCudaSource(llvm::StringRef File, llvm::ArrayRef<std::string> Args);
+
+/// True if clang's driver accepts \p Arch (such as `sm_90a`) as an NVIDIA GPU
+/// architecture for `--cuda-gpu-arch`.
+bool isClangKnownCudaArch(llvm::StringRef Arch);
+
+/// Translates an nvcc command line into clang++ driver arguments suitable for
+/// a host-side syntax analysis. argv[0] (and any compiler launcher before it)
+/// becomes `clang++`; defines, include paths, the language standard and
+/// host-compiler flags are kept; nvcc-only options are dropped together with
+/// their values. Relative `--options-file` paths are resolved against
+/// \p WorkingDir and read through \p FS. Fails only when an options file
+/// cannot be read or options files nest too deeply; the error names the file.
+llvm::Expected<std::vector<std::string>>
+translateNvccArguments(llvm::ArrayRef<std::string> Args,
+                       llvm::vfs::FileSystem &FS, llvm::StringRef WorkingDir);
+
+/// Where the CUDA toolkit used for analysis lives.
+struct CudaAnalysisSetup {
+  /// Toolkit root (the directory containing include/cuda_runtime.h). Empty
+  /// lets clang search for an installation itself.
+  std::string CudaPath;
+};
+
+/// Directory under which addCudaCompatHeaders() places the stand-in headers.
+/// It exists only in the tool's overlay file system, never on disk.
+inline constexpr llvm::StringLiteral CudaCompatHeaderDir =
+    "/xfer-tidy-cuda-compat";
+
+/// Headers that clang's __clang_cuda_runtime_wrapper.h includes
+/// unconditionally but that a CUDA toolkit may lack (CUDA 13 removed
+/// texture_fetch_functions.h). An empty stand-in is provided for each.
+llvm::ArrayRef<llvm::StringLiteral> cudaCompatHeaderNames();
+
+/// The headers of cudaCompatHeaderNames() missing from the toolkit at
+/// \p CudaPath (looked up in <CudaPath>/include on the real file system).
+std::vector<std::string> missingCudaWrapperHeaders(llvm::StringRef CudaPath);
+
+/// The flags to append to a CUDA source's command line so that clang 19
+/// parses it as host code against \p Setup's toolkit: `--cuda-host-only`,
+/// `--cuda-path=`, `-nocudalib`, `-Wno-unknown-cuda-version`,
+/// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there, and
+/// `-idirafter CudaCompatHeaderDir` when a wrapper header is missing (or the
+/// toolkit is unknown). The compat directory is searched after every real
+/// include directory, so a real header always wins.
+std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup);
+
+/// Adds the (empty) stand-in headers of cudaCompatHeaderNames() to \p FS
+/// under \p VirtualDir. Overlay \p FS on the tool's base file system.
+void addCudaCompatHeaders(llvm::vfs::InMemoryFileSystem &FS,
+                          llvm::StringRef VirtualDir = CudaCompatHeaderDir);
+
+/// Picks the toolkit root: \p Explicit if non-empty; else the first of
+/// $CUDA_PATH, $CUDA_HOME, \p BuildDefault and /usr/local/cuda that contains
+/// include/cuda_runtime.h; else the empty string.
+std::string detectCudaPath(llvm::StringRef Explicit,
+                           llvm::StringRef BuildDefault);
+
+/// Adjusts one compile command for analysis: translates it when it is an nvcc
+/// command, then, when \p File is a CUDA source, appends
+/// cudaHostAnalysisFlags() (using the command's own `--cuda-path=` if it has
+/// one) and selects the language for `.cuh` files. \p WorkingDir is the
+/// command's directory; \p FS serves options files.
+llvm::Expected<std::vector<std::string>>
+adjustCudaCommand(llvm::ArrayRef<std::string> Args, llvm::StringRef File,
+                  const CudaAnalysisSetup &Setup, llvm::vfs::FileSystem &FS,
+                  llvm::StringRef WorkingDir);
+
+/// Collects the commands an adjuster could not translate. Thread-safe: the
+/// adjuster may run for several translation units concurrently.
+class CudaCommandErrors {
+public:
+  void record(llvm::StringRef File, llvm::Error Err);
+  /// Each message reads "<source file>: <reason>".
+  std::vector<std::string> takeMessages();
+  bool empty() const;
+
+private:
+  mutable std::mutex Lock;
+  std::vector<std::string> Messages;
+};
+
+/// An ArgumentsAdjuster running adjustCudaCommand() on each command. Options
+/// files are read through \p FS (the real file system if null) relative to
+/// its current working directory, which ClangTool sets to the compile
+/// command's directory before adjusting. Append it after ClangTool's default
+/// adjusters. A command that cannot be translated is passed on unchanged (so
+/// it fails visibly in the driver) and the reason is added to \p Errors.
+clang::tooling::ArgumentsAdjuster
+makeCudaArgumentsAdjuster(CudaAnalysisSetup Setup,
+                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+                              nullptr,
+                          std::shared_ptr<CudaCommandErrors> Errors = nullptr);
+
+} // namespace xfer
+
+#endif // XFER_TOOL_CUDACOMPILATION_H
