@@ -1,0 +1,333 @@
+//===--- ApiCatalogue.cpp - LibTorch and CUDA runtime APIs the checks know ===//
+
+#include "ApiCatalogue.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+/// The outermost named namespace enclosing \p D ("at", "torch", "c10", ...),
+/// looking through inline namespaces.
+llvm::StringRef outermostNamespace(const Decl *D) {
+  llvm::StringRef Name;
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (!NS->isInline() && NS->getIdentifier())
+        Name = NS->getName();
+  return Name;
+}
+
+bool isInTorchNamespace(const Decl *D) {
+  llvm::StringRef NS = outermostNamespace(D);
+  return NS == "at" || NS == "torch";
+}
+
+/// True if \p D is declared directly in namespace torch::cuda.
+bool isInTorchCudaNamespace(const Decl *D) {
+  const auto *Inner = dyn_cast<NamespaceDecl>(D->getDeclContext());
+  return Inner && Inner->getName() == "cuda" && isInTorchNamespace(Inner);
+}
+
+bool isTensorClass(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier())
+    return false;
+  llvm::StringRef Name = RD->getName();
+  return (Name == "Tensor" || Name == "TensorBase") &&
+         outermostNamespace(RD) == "at";
+}
+
+std::string methodSpelling(const FunctionDecl *FD) {
+  std::string Spelling = FD->getNameAsString();
+  if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs()) {
+    PrintingPolicy Policy{LangOptions()};
+    Policy.SuppressScope = false;
+    Spelling += "<";
+    for (unsigned I = 0; I < Args->size(); ++I) {
+      if (I)
+        Spelling += ", ";
+      const TemplateArgument &Arg = Args->get(I);
+      if (Arg.getKind() == TemplateArgument::Type)
+        Spelling += Arg.getAsType().getAsString(Policy);
+      else
+        Spelling += "...";
+    }
+    Spelling += ">";
+  }
+  return Spelling + "()";
+}
+
+std::optional<TorchOp> torchMethodOp(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<TorchOp>>(Name)
+      .Case("item", TorchOp::Item)
+      .Case("equal", TorchOp::Equal)
+      .Case("allclose", TorchOp::AllClose)
+      .Case("is_nonzero", TorchOp::IsNonzero)
+      .Case("nonzero", TorchOp::Nonzero)
+      .Case("masked_select", TorchOp::MaskedSelect)
+      .Case("unique_consecutive", TorchOp::Unique)
+      .Case("cpu", TorchOp::Cpu)
+      .Case("cuda", TorchOp::Cuda)
+      .Case("to", TorchOp::To)
+      .Case("copy_", TorchOp::Copy)
+      .Case("pin_memory", TorchOp::PinMemory)
+      .Default(std::nullopt);
+}
+
+std::optional<TorchOp> torchFunctionOp(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<TorchOp>>(Name)
+      .Case("nonzero", TorchOp::Nonzero)
+      .Case("masked_select", TorchOp::MaskedSelect)
+      .Cases("unique_consecutive", "_unique", "_unique2", "unique_dim",
+             TorchOp::Unique)
+      .Case("equal", TorchOp::Equal)
+      .Case("allclose", TorchOp::AllClose)
+      .Case("is_nonzero", TorchOp::IsNonzero)
+      .Case("from_blob", TorchOp::FromBlob)
+      .Default(std::nullopt);
+}
+
+const Expr *ignoreImplicit(const Expr *E) {
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+} // namespace
+
+bool isTensorType(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType().getCanonicalType();
+  return isTensorClass(T->getAsCXXRecordDecl());
+}
+
+bool isTensorFactory(const FunctionDecl *D) {
+  if (!D || !D->getIdentifier() || !isInTorchNamespace(D) ||
+      isa<CXXMethodDecl>(D))
+    return false;
+  return llvm::StringSwitch<bool>(D->getName())
+      .Cases("randn", "rand", "randint", "randperm", "zeros", "ones", true)
+      .Cases("empty", "full", "arange", "linspace", "logspace", "eye", true)
+      .Cases("tensor", "scalar_tensor", "normal", true)
+      .Default(false);
+}
+
+bool isTensorPrint(const CallExpr *Call) {
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (!Op || Op->getOperator() != OO_LessLess || Op->getNumArgs() != 2)
+    return false;
+  const FunctionDecl *FD = Op->getDirectCallee();
+  return FD && !isa<CXXMethodDecl>(FD) &&
+         isTensorType(Op->getArg(1)->getType()) &&
+         !isTensorType(Op->getArg(0)->getType());
+}
+
+std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return std::nullopt;
+
+  if (isTensorPrint(Call))
+    return TorchCall{TorchOp::Print, ignoreImplicit(Call->getArg(1)),
+                     "printing a tensor"};
+
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(FD)) {
+    if (!isTensorClass(Method->getParent()))
+      return std::nullopt;
+    const Expr *Object = nullptr;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = MC->getImplicitObjectArgument();
+    else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call))
+      Object = OC->getNumArgs() ? OC->getArg(0) : nullptr;
+    Object = ignoreImplicit(Object);
+
+    if (Method->getOverloadedOperator() == OO_Subscript) {
+      // Only the Tensor-index overload reads the index back to the host.
+      if (Call->getNumArgs() == 2 && isTensorType(Method->getParamDecl(0)
+                                                      ->getType()))
+        return TorchCall{TorchOp::IndexWithTensor,
+                         ignoreImplicit(Call->getArg(1)),
+                         "operator[] with a tensor index"};
+      return std::nullopt;
+    }
+    if (!Method->getIdentifier())
+      return std::nullopt;
+    std::optional<TorchOp> Op = torchMethodOp(Method->getName());
+    if (!Op)
+      return std::nullopt;
+    return TorchCall{*Op, Object, methodSpelling(Method)};
+  }
+
+  if (!FD->getIdentifier())
+    return std::nullopt;
+  if (isInTorchCudaNamespace(FD) && FD->getName() == "synchronize")
+    return TorchCall{TorchOp::CudaSynchronize, nullptr,
+                     "torch::cuda::synchronize()"};
+  if (!isInTorchNamespace(FD))
+    return std::nullopt;
+  if (isTensorFactory(FD))
+    return TorchCall{TorchOp::Factory, nullptr,
+                     (outermostNamespace(FD) + "::" + FD->getName() + "()")
+                         .str()};
+  std::optional<TorchOp> Op = torchFunctionOp(FD->getName());
+  if (!Op || Call->getNumArgs() == 0)
+    return std::nullopt;
+  const Expr *Subject = ignoreImplicit(Call->getArg(0));
+  if (*Op != TorchOp::FromBlob && !isTensorType(Subject->getType()))
+    return std::nullopt;
+  return TorchCall{*Op, Subject,
+                   (outermostNamespace(FD) + "::" + FD->getName() + "()")
+                       .str()};
+}
+
+std::optional<CudaApi> identifyCudaCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier() ||
+      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return std::nullopt;
+  llvm::StringRef Name = FD->getName();
+  if (!Name.starts_with("cuda"))
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<CudaApi>>(Name)
+      .Case("cudaDeviceSynchronize", CudaApi::DeviceSynchronize)
+      .Case("cudaThreadSynchronize", CudaApi::ThreadSynchronize)
+      .Case("cudaStreamSynchronize", CudaApi::StreamSynchronize)
+      .Case("cudaEventSynchronize", CudaApi::EventSynchronize)
+      .Case("cudaMalloc", CudaApi::Malloc)
+      .Case("cudaMallocManaged", CudaApi::MallocManaged)
+      .Case("cudaMallocHost", CudaApi::MallocHost)
+      .Case("cudaHostAlloc", CudaApi::HostAlloc)
+      .Case("cudaHostRegister", CudaApi::HostRegister)
+      .Case("cudaFree", CudaApi::Free)
+      .Case("cudaFreeHost", CudaApi::FreeHost)
+      .Case("cudaMemcpy", CudaApi::Memcpy)
+      .Case("cudaMemcpy2D", CudaApi::Memcpy2D)
+      .Case("cudaMemcpy3D", CudaApi::Memcpy3D)
+      .Case("cudaMemcpyFromSymbol", CudaApi::MemcpyFromSymbol)
+      .Case("cudaMemcpyToSymbol", CudaApi::MemcpyToSymbol)
+      .Case("cudaMemcpyPeer", CudaApi::MemcpyPeer)
+      .Case("cudaMemcpyAsync", CudaApi::MemcpyAsync)
+      .Case("cudaMemcpy2DAsync", CudaApi::Memcpy2DAsync)
+      .Case("cudaMemcpy3DAsync", CudaApi::Memcpy3DAsync)
+      .Case("cudaMemcpyPeerAsync", CudaApi::MemcpyPeerAsync)
+      .Case("cudaLaunchKernel", CudaApi::LaunchKernel)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef cudaApiName(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::DeviceSynchronize:
+    return "cudaDeviceSynchronize";
+  case CudaApi::ThreadSynchronize:
+    return "cudaThreadSynchronize";
+  case CudaApi::StreamSynchronize:
+    return "cudaStreamSynchronize";
+  case CudaApi::EventSynchronize:
+    return "cudaEventSynchronize";
+  case CudaApi::Malloc:
+    return "cudaMalloc";
+  case CudaApi::MallocManaged:
+    return "cudaMallocManaged";
+  case CudaApi::MallocHost:
+    return "cudaMallocHost";
+  case CudaApi::HostAlloc:
+    return "cudaHostAlloc";
+  case CudaApi::HostRegister:
+    return "cudaHostRegister";
+  case CudaApi::Free:
+    return "cudaFree";
+  case CudaApi::FreeHost:
+    return "cudaFreeHost";
+  case CudaApi::Memcpy:
+    return "cudaMemcpy";
+  case CudaApi::Memcpy2D:
+    return "cudaMemcpy2D";
+  case CudaApi::Memcpy3D:
+    return "cudaMemcpy3D";
+  case CudaApi::MemcpyFromSymbol:
+    return "cudaMemcpyFromSymbol";
+  case CudaApi::MemcpyToSymbol:
+    return "cudaMemcpyToSymbol";
+  case CudaApi::MemcpyPeer:
+    return "cudaMemcpyPeer";
+  case CudaApi::MemcpyAsync:
+    return "cudaMemcpyAsync";
+  case CudaApi::Memcpy2DAsync:
+    return "cudaMemcpy2DAsync";
+  case CudaApi::Memcpy3DAsync:
+    return "cudaMemcpy3DAsync";
+  case CudaApi::MemcpyPeerAsync:
+    return "cudaMemcpyPeerAsync";
+  case CudaApi::LaunchKernel:
+    return "cudaLaunchKernel";
+  }
+  llvm_unreachable("unknown CUDA API");
+}
+
+std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::Memcpy:
+  case CudaApi::MemcpyAsync:
+    return 3;
+  case CudaApi::Memcpy2D:
+  case CudaApi::Memcpy2DAsync:
+    return 6;
+  case CudaApi::MemcpyFromSymbol:
+  case CudaApi::MemcpyToSymbol:
+    return 4;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isAsyncCopy(CudaApi Api) {
+  return Api == CudaApi::MemcpyAsync || Api == CudaApi::Memcpy2DAsync ||
+         Api == CudaApi::Memcpy3DAsync || Api == CudaApi::MemcpyPeerAsync;
+}
+
+std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
+                                                  const ASTContext &Ctx) {
+  if (!KindArg)
+    return std::nullopt;
+  if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(KindArg))
+    KindArg = Default->getExpr();
+  KindArg = KindArg->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(KindArg))
+    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(Ref->getDecl())) {
+      auto ByName =
+          llvm::StringSwitch<std::optional<MemcpyDirection>>(
+              Enumerator->getName())
+              .Case("cudaMemcpyHostToHost", MemcpyDirection::HostToHost)
+              .Case("cudaMemcpyHostToDevice", MemcpyDirection::HostToDevice)
+              .Case("cudaMemcpyDeviceToHost", MemcpyDirection::DeviceToHost)
+              .Case("cudaMemcpyDeviceToDevice",
+                    MemcpyDirection::DeviceToDevice)
+              .Case("cudaMemcpyDefault", MemcpyDirection::Default)
+              .Default(std::nullopt);
+      if (ByName)
+        return ByName;
+    }
+  if (KindArg->isValueDependent())
+    return std::nullopt;
+  Expr::EvalResult Result;
+  if (!KindArg->EvaluateAsInt(Result, Ctx))
+    return std::nullopt;
+  switch (Result.Val.getInt().getExtValue()) {
+  case 0:
+    return MemcpyDirection::HostToHost;
+  case 1:
+    return MemcpyDirection::HostToDevice;
+  case 2:
+    return MemcpyDirection::DeviceToHost;
+  case 3:
+    return MemcpyDirection::DeviceToDevice;
+  case 4:
+    return MemcpyDirection::Default;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace clang::tidy::xfer

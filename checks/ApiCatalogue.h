@@ -1,0 +1,120 @@
+//===--- ApiCatalogue.h - LibTorch and CUDA runtime APIs the checks know --===//
+//
+// Identifies calls to the LibTorch and CUDA runtime functions that move data
+// between host and device or make the host wait for the device. Everything
+// here is name-level identification; whether a call is a hazard also depends
+// on where its operands live (DeviceInference) and how often it runs
+// (LoopContext).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_APICATALOGUE_H
+#define XFER_TIDY_CHECKS_APICATALOGUE_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace clang::tidy::xfer {
+
+/// LibTorch operations the analysis distinguishes.
+enum class TorchOp {
+  // Reads a device value back to the host: the host waits for the device.
+  Item,            // t.item(), t.item<T>()
+  Equal,           // t.equal(u), at::equal
+  AllClose,        // t.allclose(u), at::allclose
+  IsNonzero,       // t.is_nonzero()
+  Nonzero,         // t.nonzero(): the output size is read back
+  MaskedSelect,    // t.masked_select(m): likewise
+  Unique,          // unique_consecutive, _unique, unique_dim
+  IndexWithTensor, // t[u] with a tensor index calls item() on it
+  Print,           // std::ostream << t copies the tensor to the host
+  CudaSynchronize, // torch::cuda::synchronize()
+  // Placement changes.
+  Cpu,       // t.cpu()
+  Cuda,      // t.cuda()
+  To,        // t.to(...)
+  Copy,      // dst.copy_(src)
+  PinMemory, // t.pin_memory()
+  // Tensor creation.
+  Factory,  // torch::randn/zeros/ones/empty/rand/... and the at:: spellings
+  FromBlob, // torch::from_blob wraps existing host memory
+};
+
+/// CUDA runtime API functions the analysis distinguishes.
+enum class CudaApi {
+  DeviceSynchronize,
+  ThreadSynchronize,
+  StreamSynchronize,
+  EventSynchronize,
+  Malloc,
+  MallocManaged,
+  MallocHost,
+  HostAlloc,
+  HostRegister,
+  Free,
+  FreeHost,
+  Memcpy,
+  Memcpy2D,
+  Memcpy3D,
+  MemcpyFromSymbol,
+  MemcpyToSymbol,
+  MemcpyPeer,
+  MemcpyAsync,
+  Memcpy2DAsync,
+  Memcpy3DAsync,
+  MemcpyPeerAsync,
+  LaunchKernel,
+};
+
+/// A call identified as a LibTorch operation.
+struct TorchCall {
+  TorchOp Op;
+  /// The tensor the operation reads: the object of a method call, the first
+  /// argument of a free function, the streamed tensor for operator<<.
+  const Expr *Subject = nullptr;
+  /// The name as written in diagnostics, e.g. "item<float>()" or "cpu()".
+  std::string Spelling;
+};
+
+/// Returns the LibTorch operation \p Call performs, if it is one.
+std::optional<TorchCall> identifyTorchCall(const CallExpr *Call);
+
+/// Returns the CUDA runtime function \p Call calls, if it is one.
+std::optional<CudaApi> identifyCudaCall(const CallExpr *Call);
+
+/// The CUDA runtime function's name, e.g. "cudaMemcpy".
+llvm::StringRef cudaApiName(CudaApi Api);
+
+/// Index of the cudaMemcpyKind argument of a copy function, if it has one.
+std::optional<unsigned> memcpyKindArgIndex(CudaApi Api);
+
+/// True for the asynchronous copy functions (cudaMemcpy*Async).
+bool isAsyncCopy(CudaApi Api);
+
+/// The value of a cudaMemcpyKind argument when it is a constant.
+enum class MemcpyDirection {
+  HostToHost,
+  HostToDevice,
+  DeviceToHost,
+  DeviceToDevice,
+  Default
+};
+std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
+                                                  const ASTContext &Ctx);
+
+/// True if \p T is at::Tensor or at::TensorBase (through typedefs, references
+/// and cv-qualifiers).
+bool isTensorType(QualType T);
+
+/// True if \p D is a LibTorch tensor factory (randn, zeros, ...) in namespace
+/// at or torch.
+bool isTensorFactory(const FunctionDecl *D);
+
+/// True if \p Call is std::ostream << tensor.
+bool isTensorPrint(const CallExpr *Call);
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_APICATALOGUE_H

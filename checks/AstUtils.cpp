@@ -1,0 +1,117 @@
+//===--- AstUtils.cpp - parent-map helpers shared by the analyses ---------===//
+
+#include "AstUtils.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace clang::tidy::xfer {
+
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  // An initializer's parent is its variable, whose parent is the DeclStmt.
+  while (!Parents.empty()) {
+    if (const auto *P = Parents[0].get<Stmt>())
+      return P;
+    const auto *Var = Parents[0].get<VarDecl>();
+    if (!Var || isa<ParmVarDecl>(Var))
+      return nullptr;
+    Parents = Ctx.getParents(*Var);
+  }
+  return nullptr;
+}
+
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    const DynTypedNode &P = Parents[0];
+    if (const auto *FD = P.get<FunctionDecl>())
+      return FD;
+    if (const auto *Lambda = P.get<LambdaExpr>())
+      return Lambda->getCallOperator();
+    Parents = Ctx.getParents(P);
+  }
+  return nullptr;
+}
+
+bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx) {
+  for (const Stmt *S = Inner; S; S = parentStmt(S, Ctx))
+    if (S == Outer)
+      return true;
+  return false;
+}
+
+bool isLoopStmt(const Stmt *S) {
+  return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+}
+
+bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return Child == For->getBody() || Child == For->getCond() ||
+           Child == For->getInc() ||
+           Child == For->getConditionVariableDeclStmt();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Child == Range->getBody() || Child == Range->getLoopVarStmt() ||
+           Child == Range->getInc() || Child == Range->getCond();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return Child == While->getBody() || Child == While->getCond() ||
+           Child == While->getConditionVariableDeclStmt();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Child == Do->getBody() || Child == Do->getCond();
+  return false;
+}
+
+/// True if reaching \p Child of \p Parent is conditional or repeated relative
+/// to reaching \p Parent.
+static bool isConditionalChild(const Stmt *Child, const Stmt *Parent) {
+  if (const auto *If = dyn_cast<IfStmt>(Parent))
+    return Child != If->getCond() && Child != If->getInit() &&
+           Child != If->getConditionVariableDeclStmt();
+  if (isLoopStmt(Parent)) {
+    // A do-body runs at least once; everything else in a loop may not run.
+    if (const auto *Do = dyn_cast<DoStmt>(Parent))
+      return Child != Do->getBody();
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      return Child != For->getInit() && Child != For->getCond();
+    if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      return Child != While->getCond();
+    return true;
+  }
+  if (isa<SwitchStmt, SwitchCase, LambdaExpr>(Parent))
+    return true;
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(Parent))
+    return Child != Cond->getCond();
+  if (const auto *Bin = dyn_cast<BinaryOperator>(Parent))
+    return Bin->isLogicalOp() && Child == Bin->getRHS();
+  return false;
+}
+
+bool alwaysExecutesBefore(const Stmt *Earlier, const Stmt *Later,
+                          ASTContext &Ctx) {
+  llvm::SmallPtrSet<const Stmt *, 16> LaterAncestors;
+  for (const Stmt *S = Later; S; S = parentStmt(S, Ctx))
+    LaterAncestors.insert(S);
+  const Stmt *Child = Earlier;
+  for (const Stmt *S = parentStmt(Earlier, Ctx); S;
+       Child = S, S = parentStmt(S, Ctx)) {
+    if (LaterAncestors.contains(S))
+      return !isConditionalChild(Child, S);
+    if (isConditionalChild(Child, S))
+      return false;
+  }
+  return false;
+}
+
+bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM) {
+  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getEndLoc()),
+                                      SM.getExpansionLoc(B->getBeginLoc()));
+}
+
+unsigned lineOf(const Stmt *S, const SourceManager &SM) {
+  return SM.getExpansionLineNumber(S->getBeginLoc());
+}
+
+} // namespace clang::tidy::xfer

@@ -1,0 +1,42 @@
+//===--- AstUtils.h - parent-map helpers shared by the analyses -----------===//
+
+#ifndef XFER_TIDY_CHECKS_ASTUTILS_H
+#define XFER_TIDY_CHECKS_ASTUTILS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+
+namespace clang::tidy::xfer {
+
+/// The statement \p S is a direct child of, or null at a declaration
+/// boundary (a function body's parent is the function, not a statement).
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx);
+
+/// The innermost function (or lambda call operator) whose body holds \p S.
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
+
+/// True if \p Inner is \p Outer or nested inside it.
+bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
+
+/// True for loop statements: for, range-for, while, do.
+bool isLoopStmt(const Stmt *S);
+
+/// True if \p S is the body, condition or increment of the loop \p Loop,
+/// i.e. evaluated on every iteration (a for-init or range-init is not).
+bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop);
+
+/// True if \p Earlier, when reached, is always evaluated before \p Later in
+/// the same function: no branch, loop or short-circuit separates it from
+/// their closest common ancestor.
+bool alwaysExecutesBefore(const Stmt *Earlier, const Stmt *Later,
+                          ASTContext &Ctx);
+
+/// Offset-based source order of two statements in the same file.
+bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM);
+
+/// The 1-based line \p S begins on (at its expansion site).
+unsigned lineOf(const Stmt *S, const SourceManager &SM);
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_ASTUTILS_H

@@ -1,0 +1,141 @@
+//===--- CopyInLoopCheck.cpp - xfer-copy-in-loop --------------------------===//
+
+#include "CopyInLoopCheck.h"
+#include "ApiCatalogue.h"
+#include "AstUtils.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+const VarDecl *copiedVariable(const Expr *Subject) {
+  if (!Subject)
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Subject->IgnoreParenCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// The expression a use of a variable feeds, looking through implicit
+/// conversions and temporaries.
+const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child) {
+  const Stmt *Current = Use;
+  for (const Stmt *P = parentStmt(Use, Ctx); P;
+       Current = P, P = parentStmt(P, Ctx)) {
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr,
+            CXXBindTemporaryExpr, CXXConstructExpr>(P))
+      continue;
+    *Child = Current;
+    return P;
+  }
+  *Child = Current;
+  return nullptr;
+}
+
+bool isPointerToConst(QualType T) {
+  return T->isPointerType() && T->getPointeeType().isConstQualified();
+}
+
+/// True if \p Use of a tensor or pointer variable may change what the
+/// variable holds (or, for a pointer, what it points to).
+bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const Stmt *Consumer = consumerOf(Use, Ctx, &Child);
+  if (!Consumer)
+    return false;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(Consumer))
+    return Assign->isAssignmentOp() && Assign->getLHS() == Child;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
+    return Op->isAssignmentOp() && Op->getNumArgs() && Op->getArg(0) == Child;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer))
+    return Unary->isIncrementDecrementOp() || Unary->getOpcode() == UO_AddrOf ||
+           (Unary->getOpcode() == UO_Deref &&
+            !Use->getType()->getPointeeType().isConstQualified());
+  if (isa<ArraySubscriptExpr>(Consumer))
+    return !Use->getType()->getPointeeType().isConstQualified();
+  if (const auto *Member = dyn_cast<MemberExpr>(Consumer)) {
+    // In-place tensor operations end in '_' (add_, copy_, zero_).
+    const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
+    return Method && Method->getIdentifier() &&
+           (Method->getName().ends_with("_") || !Method->isConst());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(Consumer)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return true;
+    for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+         ++I) {
+      if (Call->getArg(I)->IgnoreParenImpCasts() !=
+          cast<Expr>(Child)->IgnoreParenImpCasts())
+        continue;
+      QualType Param = Callee->getParamDecl(I)->getType();
+      if (Param->isPointerType())
+        return !isPointerToConst(Param);
+      if (Param->isReferenceType())
+        return !Param.getNonReferenceType().isConstQualified();
+      return false; // by value
+    }
+    return false;
+  }
+  return false;
+}
+
+/// True if nothing in \p Loop may change \p Var.
+bool isLoopInvariant(const VarDecl *Var, const Stmt *Loop, ASTContext &Ctx) {
+  struct UseFinder : RecursiveASTVisitor<UseFinder> {
+    const VarDecl *Var;
+    ASTContext &Ctx;
+    bool Written = false;
+    UseFinder(const VarDecl *Var, ASTContext &Ctx) : Var(Var), Ctx(Ctx) {}
+    bool shouldVisitLambdaBody() const { return true; }
+    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+      if (Ref->getDecl() == Var && mayWriteThrough(Ref, Ctx))
+        Written = true;
+      return !Written;
+    }
+  };
+  UseFinder Finder(Var, Ctx);
+  Finder.TraverseStmt(const_cast<Stmt *>(Loop));
+  return !Finder.Written;
+}
+
+} // namespace
+
+bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
+                                   const ExecutionFrequency &Frequency,
+                                   ASTContext &Ctx) {
+  if (H.Kind == HazardKind::DeviceToHostCopy)
+    return true;
+  // Moving each new batch to the device is necessary: only a source that
+  // is the same on every iteration can be copied once instead.
+  const VarDecl *Source = copiedVariable(H.Subject);
+  if (!Source || !Source->hasLocalStorage())
+    return false;
+  const Stmt *Loop = Frequency.Loops.front().Loop;
+  // Declared inside the loop: a fresh value on every iteration.
+  SourceLocation DeclLoc = Source->getLocation();
+  SourceRange LoopRange = Loop->getSourceRange();
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (SM.isPointWithin(SM.getExpansionLoc(DeclLoc),
+                       SM.getExpansionLoc(LoopRange.getBegin()),
+                       SM.getExpansionLoc(LoopRange.getEnd())))
+    return false;
+  return isLoopInvariant(Source, Loop, Ctx);
+}
+
+DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
+                                        llvm::StringRef FrequencyPhrase) {
+  if (H.Kind == HazardKind::DeviceToHostCopy)
+    return diag(Call->getExprLoc(),
+                "'%0' copies device memory to the host %1: the copy waits "
+                "for all queued device work and crosses the host link each "
+                "time")
+           << H.Operation << FrequencyPhrase;
+  const VarDecl *Source = copiedVariable(H.Subject);
+  return diag(Call->getExprLoc(),
+              "'%0' copies '%1' to the GPU %2, but '%1' does not change "
+              "inside the loop: copy it once before the loop")
+         << H.Operation << Source->getName() << FrequencyPhrase;
+}
+
+} // namespace clang::tidy::xfer

@@ -1,0 +1,34 @@
+//===--- CopyInLoopCheck.h - xfer-copy-in-loop ----------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_COPYINLOOPCHECK_H
+#define XFER_TIDY_CHECKS_COPYINLOOPCHECK_H
+
+#include "LoopHazardCheck.h"
+
+namespace clang::tidy::xfer {
+
+/// Finds device-to-host copies (cpu(), to(kCPU), copy_ into a host tensor,
+/// cudaMemcpy with cudaMemcpyDeviceToHost) evaluated on most iterations of
+/// a loop, and host-to-device copies whose source does not change inside
+/// the loop, so the copy could be hoisted out of it.
+///
+/// For the user-facing documentation see docs/checks/copy-in-loop.md.
+class CopyInLoopCheck : public LoopHazardCheck {
+public:
+  using LoopHazardCheck::LoopHazardCheck;
+
+protected:
+  bool handles(const Hazard &H) const override {
+    return H.Kind == HazardKind::DeviceToHostCopy ||
+           H.Kind == HazardKind::HostToDeviceCopy;
+  }
+  bool shouldReport(const CallExpr *Call, const Hazard &H,
+                    const ExecutionFrequency &Frequency,
+                    ASTContext &Ctx) override;
+  DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
+                         llvm::StringRef FrequencyPhrase) override;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_COPYINLOOPCHECK_H

@@ -1,0 +1,599 @@
+//===--- DeviceInference.cpp - where a tensor or pointer lives ------------===//
+
+#include "DeviceInference.h"
+#include "ApiCatalogue.h"
+#include "AstUtils.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/ScopeExit.h"
+
+namespace clang::tidy::xfer {
+
+llvm::StringRef placementName(Placement P) {
+  switch (P) {
+  case Placement::Unknown:
+    return "unknown";
+  case Placement::Cpu:
+    return "cpu";
+  case Placement::PinnedCpu:
+    return "pinned cpu";
+  case Placement::Cuda:
+    return "cuda";
+  case Placement::MaybeCuda:
+    return "maybe-cuda";
+  case Placement::Managed:
+    return "managed";
+  }
+  llvm_unreachable("unknown placement");
+}
+
+Placement joinPlacements(Placement A, Placement B) {
+  if (A == B)
+    return A;
+  if (A == Placement::Unknown || B == Placement::Unknown)
+    return Placement::Unknown;
+  if (isHostPlacement(A) && isHostPlacement(B))
+    return Placement::Cpu;
+  auto IsDeviceSide = [](Placement P) {
+    return P == Placement::Cuda || P == Placement::MaybeCuda;
+  };
+  if ((isHostPlacement(A) || IsDeviceSide(A)) &&
+      (isHostPlacement(B) || IsDeviceSide(B)))
+    return Placement::MaybeCuda;
+  return Placement::Unknown;
+}
+
+namespace {
+
+PlacementFact fact(Placement Where, const Stmt *Origin, std::string Reason) {
+  return PlacementFact{Where, Origin, std::move(Reason)};
+}
+
+/// Looks through the implicit nodes C++ wraps around class-typed values.
+const Expr *stripValueWrappers(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+             Construct && Construct->getNumArgs() >= 1 &&
+             (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+              Construct->getConstructor()->isConvertingConstructor(false)) &&
+             !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      E = Construct->getArg(0);
+    else
+      return E;
+  }
+  return E;
+}
+
+bool isNamed(const NamedDecl *D, llvm::StringRef Name) {
+  return D && D->getIdentifier() && D->getName() == Name;
+}
+
+/// The argument of a call that carries the target device: the first
+/// parameter of type TensorOptions or Device.
+const Expr *optionsArgument(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return nullptr;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
+       ++I) {
+    QualType T = FD->getParamDecl(I)->getType().getNonReferenceType();
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (RD && (isNamed(RD, "TensorOptions") || isNamed(RD, "Device")))
+      return Call->getArg(I);
+  }
+  return nullptr;
+}
+
+/// The variable a pointer-allocating call writes: `&p`, `(void **)&p`.
+const VarDecl *allocatedVariable(const Expr *Arg) {
+  Arg = Arg->IgnoreParenCasts();
+  const auto *AddrOf = dyn_cast<UnaryOperator>(Arg);
+  if (!AddrOf || AddrOf->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(AddrOf->getSubExpr()->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+const VarDecl *assignedVariable(const Expr *LHS) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+bool isHostAllocationFunction(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  return Name == "malloc" || Name == "calloc" || Name == "realloc" ||
+         Name == "aligned_alloc";
+}
+
+} // namespace
+
+PlacementFact DeviceInference::tensorPlacement(const Expr *E) {
+  std::optional<PlacementFact> Result = evaluateTensor(E);
+  return Result ? *Result : PlacementFact{};
+}
+
+std::optional<PlacementFact> DeviceInference::deviceValue(const Expr *E) {
+  return evaluateDevice(E);
+}
+
+PlacementFact DeviceInference::pointerPlacement(const Expr *E) {
+  std::optional<PlacementFact> Result = evaluatePointer(E);
+  return Result ? *Result : PlacementFact{};
+}
+
+std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
+                                                       ValueKind Kind) {
+  switch (Kind) {
+  case ValueKind::Tensor:
+    return evaluateTensor(E);
+  case ValueKind::Device:
+    return evaluateDevice(E);
+  case ValueKind::Pointer:
+    return evaluatePointer(E);
+  }
+  llvm_unreachable("unknown value kind");
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateTensor(const Expr *Original) {
+  const Expr *E = stripValueWrappers(Original);
+  if (!E)
+    return PlacementFact{};
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return resolveVariable(Var, Ref, ValueKind::Tensor);
+    return PlacementFact{};
+  }
+
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return PlacementFact{};
+
+  if (std::optional<TorchCall> Torch = identifyTorchCall(Call)) {
+    switch (Torch->Op) {
+    case TorchOp::Cpu:
+      return fact(Placement::Cpu, Call, "copied to the host by cpu()");
+    case TorchOp::Cuda:
+      return fact(Placement::Cuda, Call, "moved to the GPU by cuda()");
+    case TorchOp::PinMemory:
+      return fact(Placement::PinnedCpu, Call,
+                  "copied to pinned host memory by pin_memory()");
+    case TorchOp::To: {
+      if (Call->getNumArgs() == 0)
+        return evaluateTensor(Torch->Subject);
+      const Expr *Target = Call->getArg(0);
+      if (isTensorType(Target->getType())) {
+        std::optional<PlacementFact> Other = evaluateTensor(Target);
+        if (Other && Other->Where != Placement::Unknown)
+          return fact(Other->Where, Call,
+                      "moved by to() next to a " +
+                          placementName(Other->Where).str() + " tensor");
+        return Other;
+      }
+      std::optional<PlacementFact> Device = evaluateDevice(Target);
+      if (!Device) // Only a dtype or layout change: the device stays.
+        return evaluateTensor(Torch->Subject);
+      if (Device->Where == Placement::Unknown)
+        return Device;
+      return fact(Device->Where, Call,
+                  "moved by to() to a " + placementName(Device->Where).str() +
+                      " device");
+    }
+    case TorchOp::Factory:
+    case TorchOp::FromBlob: {
+      const Expr *Options = optionsArgument(Call);
+      std::optional<PlacementFact> Device =
+          Options ? evaluateDevice(Options) : std::nullopt;
+      if (!Device)
+        return fact(Placement::Cpu, Call,
+                    "created on the host by " + Torch->Spelling +
+                        " without a device");
+      if (Device->Where == Placement::Unknown)
+        return Device;
+      return fact(Device->Where, Call,
+                  "created by " + Torch->Spelling + " on a " +
+                      placementName(Device->Where).str() + " device");
+    }
+    case TorchOp::Copy: // copy_ returns its (unchanged) destination
+    case TorchOp::Nonzero:
+    case TorchOp::MaskedSelect:
+    case TorchOp::Unique:
+    case TorchOp::IndexWithTensor:
+      if (Torch->Op == TorchOp::IndexWithTensor)
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+          return evaluateTensor(Op->getArg(0));
+      return evaluateTensor(Torch->Subject);
+    default:
+      break;
+    }
+  }
+
+  // Other tensor operations keep the device of their tensor operands: a
+  // method keeps its object's, a function or operator its first known
+  // operand's. Module calls (model->forward(x)) run where their inputs are.
+  if (!isTensorType(Call->getType()))
+    return PlacementFact{};
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return PlacementFact{};
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Member->getImplicitObjectArgument();
+  if (Object && isTensorType(Object->getType()))
+    return evaluateTensor(Object);
+  const DeclContext *DC = Callee->getDeclContext();
+  bool IsUserFunction = true;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "at" || NS->getName() == "torch")
+        IsUserFunction = false;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee))
+    for (const CXXRecordDecl *RD = Method->getParent(); RD;) {
+      // Modules: torch::nn::Module subclasses and ModuleHolder wrappers.
+      if (RD->getName().ends_with("Impl") || RD->getName() == "Module" ||
+          RD->getName() == "ModuleHolder")
+        IsUserFunction = false;
+      break;
+    }
+  if (IsUserFunction)
+    return PlacementFact{};
+  unsigned First = isa<CXXOperatorCallExpr>(Call) &&
+                           isa<CXXMethodDecl>(Callee)
+                       ? 1
+                       : 0;
+  for (unsigned I = First; I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = Call->getArg(I);
+    if (!isTensorType(Arg->getType()))
+      continue;
+    std::optional<PlacementFact> Operand = evaluateTensor(Arg);
+    if (Operand && Operand->Where != Placement::Unknown)
+      return Operand;
+  }
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateDevice(const Expr *Original) {
+  if (!Original || isa<CXXDefaultArgExpr>(Original))
+    return std::nullopt;
+  const Expr *E = stripValueWrappers(Original);
+  if (!E || isa<CXXDefaultArgExpr>(E))
+    return std::nullopt;
+
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // TensorOptions() or Device(type, index): the first argument decides.
+    if (Construct->getNumArgs() == 0 ||
+        isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      return std::nullopt;
+    return evaluateDevice(Construct->getArg(0));
+  }
+
+  if (const auto *Literal = dyn_cast<StringLiteral>(E)) {
+    llvm::StringRef Text = Literal->getString();
+    if (Text.starts_with("cuda"))
+      return fact(Placement::Cuda, E, "the device \"" + Text.str() + "\"");
+    if (Text.starts_with("cpu"))
+      return fact(Placement::Cpu, E, "the device \"cpu\"");
+    return PlacementFact{};
+  }
+
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
+    std::optional<PlacementFact> True = evaluateDevice(Cond->getTrueExpr());
+    std::optional<PlacementFact> False = evaluateDevice(Cond->getFalseExpr());
+    if (!True || !False)
+      return True ? True : False;
+    Placement Joined = joinPlacements(True->Where, False->Where);
+    if (Joined == True->Where)
+      return True;
+    return fact(Joined, E, "a device chosen at run time");
+  }
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
+      if (Enumerator->getName() == "CUDA")
+        return fact(Placement::Cuda, E, "the CUDA device type");
+      if (Enumerator->getName() == "CPU")
+        return fact(Placement::Cpu, E, "the CPU device type");
+      // Enumerators of ScalarType, Layout, ...: no device.
+      if (!Enumerator->getType()->isEnumeralType() ||
+          !isNamed(Enumerator->getType()->getAsTagDecl(), "DeviceType"))
+        return std::nullopt;
+      return PlacementFact{};
+    }
+    if (const auto *Param = dyn_cast<ParmVarDecl>(D)) {
+      const CXXRecordDecl *RD =
+          Param->getType().getNonReferenceType()->getAsCXXRecordDecl();
+      if (RD && isNamed(RD, "Device"))
+        return fact(Placement::MaybeCuda, E,
+                    "the device parameter '" + Param->getName().str() + "'");
+      return PlacementFact{};
+    }
+    if (const auto *Var = dyn_cast<VarDecl>(D)) {
+      QualType T = Var->getType().getNonReferenceType();
+      if (const auto *Enum = T->getAs<EnumType>())
+        if (!isNamed(Enum->getDecl(), "DeviceType"))
+          return std::nullopt;
+      return resolveVariable(Var, Ref, ValueKind::Device);
+    }
+    return PlacementFact{};
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return PlacementFact{};
+    llvm::StringRef Name = Callee->getName();
+    const Expr *Object = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = Member->getImplicitObjectArgument();
+    // options.device(d), torch::device(d)
+    if (Name == "device" && Call->getNumArgs() == 1)
+      return evaluateDevice(Call->getArg(0));
+    // tensor.device()
+    if (Name == "device" && Object && isTensorType(Object->getType())) {
+      std::optional<PlacementFact> Tensor = evaluateTensor(Object);
+      return Tensor ? Tensor : PlacementFact{};
+    }
+    // Other TensorOptions builders keep the object's device, or name none.
+    const CXXRecordDecl *Result = Call->getType()->getAsCXXRecordDecl();
+    if (Result && isNamed(Result, "TensorOptions")) {
+      if (Object)
+        return evaluateDevice(Object);
+      return std::nullopt; // torch::dtype(...), torch::requires_grad()
+    }
+    if (Result && isNamed(Result, "Device") &&
+        Callee->getName().contains("gpu"))
+      return PlacementFact{}; // try_gpu()-style helpers: not inferred
+    return PlacementFact{};
+  }
+
+  if (E->getType()->isEnumeralType() &&
+      !isNamed(E->getType()->getAsTagDecl(), "DeviceType"))
+    return std::nullopt;
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluatePointer(const Expr *Original) {
+  if (!Original)
+    return PlacementFact{};
+  const Expr *E = Original->IgnoreParenCasts();
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var)
+      return PlacementFact{};
+    if (Var->getType()->isArrayType())
+      return fact(Placement::Cpu, Var->getInit() ? (const Stmt *)Var->getInit()
+                                                 : (const Stmt *)Ref,
+                  "the array '" + Var->getName().str() + "'");
+    if (Var->getType()->isPointerType())
+      return resolveVariable(Var, Ref, ValueKind::Pointer);
+    return PlacementFact{};
+  }
+
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+    if (Unary->getOpcode() != UO_AddrOf)
+      return PlacementFact{};
+    const Expr *Sub = Unary->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Sub))
+      return evaluatePointer(Subscript->getBase());
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Sub))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasLocalStorage())
+        return fact(Placement::Cpu, E,
+                    "the address of the local '" + Var->getName().str() + "'");
+    return PlacementFact{};
+  }
+
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAdditiveOp()) {
+      const Expr *Base = Binary->getLHS()->getType()->isPointerType()
+                             ? Binary->getLHS()
+                             : Binary->getRHS();
+      return evaluatePointer(Base);
+    }
+    return PlacementFact{};
+  }
+
+  if (isa<CXXNewExpr>(E))
+    return fact(Placement::Cpu, E, "allocated on the host by new");
+
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (isHostAllocationFunction(Callee))
+      return fact(Placement::Cpu, E,
+                  "allocated on the host by " + Callee->getName().str());
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const Expr *Object = Member->getImplicitObjectArgument();
+      const CXXRecordDecl *RD =
+          Object ? Object->getType()->getAsCXXRecordDecl() : nullptr;
+      if (Callee && isNamed(Callee, "data") && RD &&
+          (isNamed(RD, "vector") || isNamed(RD, "array") ||
+           isNamed(RD, "basic_string")))
+        return fact(Placement::Cpu, E,
+                    "the storage of a std::" + RD->getName().str());
+      if (Callee && (isNamed(Callee, "data_ptr") || isNamed(Callee, "data")) &&
+          Object && isTensorType(Object->getType()))
+        return evaluateTensor(Object);
+    }
+    if (std::optional<CudaApi> Api = identifyCudaCall(Call)) {
+      switch (*Api) {
+      case CudaApi::Malloc:
+        return fact(Placement::Cuda, Call, "allocated by cudaMalloc");
+      case CudaApi::MallocManaged:
+        return fact(Placement::Managed, Call,
+                    "allocated by cudaMallocManaged");
+      case CudaApi::MallocHost:
+      case CudaApi::HostAlloc:
+        return fact(Placement::PinnedCpu, Call,
+                    "pinned host memory from " + cudaApiName(*Api).str());
+      default:
+        break;
+      }
+    }
+    return PlacementFact{};
+  }
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateDefinition(const Definition &Def, ValueKind Kind) {
+  if (!InProgress.insert(Def.At).second)
+    return std::nullopt; // a loop-carried cycle: no information
+  auto Done = llvm::make_scope_exit([&] { InProgress.erase(Def.At); });
+  if (!Def.Value)
+    return PlacementFact{};
+  if (Def.RegistersPinned)
+    return fact(Placement::PinnedCpu, Def.At,
+                "host memory registered by cudaHostRegister");
+  return evaluate(Def.Value, Kind);
+}
+
+std::optional<PlacementFact>
+DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
+                                 ValueKind Kind) {
+  if (!Var->isLocalVarDeclOrParm()) {
+    // Namespace-scope constants such as c10::kCUDA: their initializer.
+    if (const Expr *Init = Var->getInit())
+      if (Var->getType().isConstQualified() || Var->isConstexpr())
+        return evaluate(Init, Kind);
+    return PlacementFact{};
+  }
+  if (isa<ParmVarDecl>(Var))
+    return PlacementFact{};
+
+  const DefinitionList &Defs = definitionsOf(Var);
+  const SourceManager &SM = Ctx.getSourceManager();
+
+  std::optional<PlacementFact> Result;
+  bool Any = false;
+  auto Join = [&](std::optional<PlacementFact> Next) {
+    if (!Next)
+      return;
+    if (!Result || !Any) {
+      Result = std::move(Next);
+      Any = true;
+      return;
+    }
+    if (Result->Where == Next->Where)
+      return;
+    Result = fact(joinPlacements(Result->Where, Next->Where), nullptr,
+                  "assigned on several paths");
+  };
+
+  // Walk back over earlier definitions until one that always runs first.
+  bool Dominated = false;
+  for (auto It = Defs.rbegin(); It != Defs.rend(); ++It) {
+    if (!isBeforeInSource(It->At, Use, SM) || isWithin(Use, It->At, Ctx))
+      continue;
+    Join(evaluateDefinition(*It, Kind));
+    if (alwaysExecutesBefore(It->At, Use, Ctx)) {
+      Dominated = true;
+      break;
+    }
+  }
+  if (!Dominated)
+    Join(PlacementFact{}); // may be uninitialised or set elsewhere
+
+  // Definitions later in a loop that encloses both the use and the
+  // variable's declaration reach the use on the next iteration.
+  const Stmt *DeclStmtOfVar = nullptr;
+  for (const Definition &Def : Defs)
+    if (const auto *DS = dyn_cast<DeclStmt>(Def.At))
+      if (llvm::is_contained(DS->decls(), Var))
+        DeclStmtOfVar = DS;
+  for (const Stmt *Loop = parentStmt(Use, Ctx); Loop;
+       Loop = parentStmt(Loop, Ctx)) {
+    if (!isLoopStmt(Loop))
+      continue;
+    if (DeclStmtOfVar && isWithin(DeclStmtOfVar, Loop, Ctx))
+      break;
+    for (const Definition &Def : Defs)
+      if (isBeforeInSource(Use, Def.At, SM) && isWithin(Def.At, Loop, Ctx))
+        Join(evaluateDefinition(Def, Kind));
+  }
+  return Result ? Result : PlacementFact{};
+}
+
+const DeviceInference::DefinitionList &
+DeviceInference::definitionsOf(const VarDecl *Var) {
+  if (const auto *Function =
+          dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod()))
+    collectDefinitions(Function);
+  return Definitions[Var];
+}
+
+void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
+  if (!ScannedFunctions.insert(Function).second || !Function->hasBody())
+    return;
+
+  struct Collector : RecursiveASTVisitor<Collector> {
+    llvm::DenseMap<const VarDecl *, DefinitionList> &Out;
+    explicit Collector(llvm::DenseMap<const VarDecl *, DefinitionList> &Out)
+        : Out(Out) {}
+    bool shouldVisitLambdaBody() const { return true; }
+
+    bool VisitDeclStmt(DeclStmt *DS) {
+      for (Decl *D : DS->decls())
+        if (auto *Var = dyn_cast<VarDecl>(D))
+          Out[Var].push_back({DS, Var->getInit(), false});
+      return true;
+    }
+    bool VisitBinaryOperator(BinaryOperator *Op) {
+      if (Op->getOpcode() == BO_Assign)
+        if (const VarDecl *Var = assignedVariable(Op->getLHS()))
+          Out[Var].push_back({Op, Op->getRHS(), false});
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+        if (const VarDecl *Var = assignedVariable(Op->getArg(0)))
+          Out[Var].push_back({Op, Op->getArg(1), false});
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *Call) {
+      std::optional<CudaApi> Api = identifyCudaCall(Call);
+      if (!Api || Call->getNumArgs() == 0)
+        return true;
+      switch (*Api) {
+      case CudaApi::Malloc:
+      case CudaApi::MallocManaged:
+      case CudaApi::MallocHost:
+      case CudaApi::HostAlloc:
+        if (const VarDecl *Var = allocatedVariable(Call->getArg(0)))
+          Out[Var].push_back({Call, Call, false});
+        break;
+      case CudaApi::HostRegister:
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(
+                Call->getArg(0)->IgnoreParenCasts()))
+          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            Out[Var].push_back({Call, Call, true});
+        break;
+      default:
+        break;
+      }
+      return true;
+    }
+  };
+  Collector C(Definitions);
+  C.TraverseStmt(Function->getBody());
+}
+
+} // namespace clang::tidy::xfer

@@ -1,0 +1,108 @@
+//===--- DeviceInference.h - where a tensor or pointer lives --------------===//
+//
+// A small abstract interpretation of placements: for a tensor expression, a
+// device expression (torch::Device, DeviceType, TensorOptions, "cuda:0") or a
+// raw pointer, infer whether it lives on the host, on a CUDA device, or
+// depends on a run-time choice. Local variables are resolved through their
+// reaching definitions inside the enclosing function (flow-sensitive by source
+// order, joining over branches and loop back-edges); nothing is inferred
+// across function boundaries except the standard sources listed in the
+// documentation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_DEVICEINFERENCE_H
+#define XFER_TIDY_CHECKS_DEVICEINFERENCE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace clang::tidy::xfer {
+
+enum class Placement {
+  Unknown,   // nothing is known
+  Cpu,       // host memory (pageable)
+  PinnedCpu, // page-locked host memory (cudaMallocHost, pin_memory())
+  Cuda,      // CUDA device memory
+  MaybeCuda, // chosen at run time (device-agnostic code)
+  Managed,   // cudaMallocManaged: reachable from both sides
+};
+
+/// "cpu", "cuda", "maybe-cuda", ...
+llvm::StringRef placementName(Placement P);
+
+/// True for host memory the host may read without a copy.
+inline bool isHostPlacement(Placement P) {
+  return P == Placement::Cpu || P == Placement::PinnedCpu;
+}
+
+/// Least upper bound: equal placements stay, host vs device becomes
+/// MaybeCuda, pinned vs pageable becomes Cpu, anything with Unknown is
+/// Unknown.
+Placement joinPlacements(Placement A, Placement B);
+
+/// An inferred placement and the expression that decided it.
+struct PlacementFact {
+  Placement Where = Placement::Unknown;
+  /// The expression that fixed the placement (a factory call, a .to(), a
+  /// cudaMalloc, ...), for notes; null when unknown or joined.
+  const Stmt *Origin = nullptr;
+  /// Why, in a few words: "created by torch::randn() without a device".
+  std::string Reason;
+};
+
+class DeviceInference {
+public:
+  explicit DeviceInference(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  /// Placement of the tensor \p E evaluates to.
+  PlacementFact tensorPlacement(const Expr *E);
+
+  /// The device a device-valued expression names. std::nullopt when \p E
+  /// names no device at all (TensorOptions without .device(), a dtype).
+  std::optional<PlacementFact> deviceValue(const Expr *E);
+
+  /// Placement of the memory the raw pointer \p E points to.
+  PlacementFact pointerPlacement(const Expr *E);
+
+  ASTContext &context() { return Ctx; }
+
+private:
+  enum class ValueKind { Tensor, Device, Pointer };
+
+  /// One write to a local variable.
+  struct Definition {
+    const Stmt *At;      // the statement performing the write
+    const Expr *Value;   // the value written, or the allocating call
+    bool RegistersPinned; // cudaHostRegister(p): same memory, now pinned
+  };
+  using DefinitionList = llvm::SmallVector<Definition, 4>;
+
+  std::optional<PlacementFact> evaluate(const Expr *E, ValueKind Kind);
+  std::optional<PlacementFact> evaluateTensor(const Expr *E);
+  std::optional<PlacementFact> evaluateDevice(const Expr *E);
+  std::optional<PlacementFact> evaluatePointer(const Expr *E);
+  std::optional<PlacementFact> resolveVariable(const VarDecl *Var,
+                                               const Expr *Use,
+                                               ValueKind Kind);
+  std::optional<PlacementFact> evaluateDefinition(const Definition &Def,
+                                                  ValueKind Kind);
+  const DefinitionList &definitionsOf(const VarDecl *Var);
+  void collectDefinitions(const FunctionDecl *Function);
+
+  ASTContext &Ctx;
+  llvm::DenseSet<const FunctionDecl *> ScannedFunctions;
+  llvm::DenseMap<const VarDecl *, DefinitionList> Definitions;
+  /// Definitions being evaluated: a loop-carried definition may depend on
+  /// itself, which gives no information rather than recursing forever.
+  llvm::DenseSet<const Stmt *> InProgress;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_DEVICEINFERENCE_H

@@ -1,0 +1,373 @@
+//===--- LoopContext.cpp - how often a statement runs ---------------------===//
+
+#include "LoopContext.h"
+#include "AstUtils.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+struct Guard {
+  GuardKind Kind = GuardKind::None;
+  std::optional<uint64_t> Period;
+  std::string PeriodSpelling;
+};
+
+std::optional<int64_t> evaluateInt(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult Result;
+  if (!E->EvaluateAsInt(Result, Ctx))
+    return std::nullopt;
+  return Result.Val.getInt().getExtValue();
+}
+
+bool refersToVariable(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<DeclRefExpr, MemberExpr>(E))
+    return true;
+  // (i + 1) and friends still count iterations.
+  if (const auto *Bin = dyn_cast<BinaryOperator>(E))
+    return Bin->isAdditiveOp() && (refersToVariable(Bin->getLHS()) ||
+                                   refersToVariable(Bin->getRHS()));
+  return false;
+}
+
+/// `X % N` with X a counter: the period N.
+std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
+  const auto *Rem = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!Rem || Rem->getOpcode() != BO_Rem || !refersToVariable(Rem->getLHS()))
+    return std::nullopt;
+  Guard G;
+  G.Kind = GuardKind::EveryN;
+  if (std::optional<int64_t> N = evaluateInt(Rem->getRHS(), Ctx)) {
+    if (*N <= 1)
+      return std::nullopt; // i % 1 == 0 holds on every iteration
+    G.Period = static_cast<uint64_t>(*N);
+  } else {
+    G.PeriodSpelling =
+        Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                 Rem->getRHS()->getSourceRange()),
+                             Ctx.getSourceManager(), Ctx.getLangOpts())
+            .str();
+  }
+  return G;
+}
+
+/// Rarer guards win when two apply: Once < EveryN(large) < EveryN(small).
+Guard rarer(const Guard &A, const Guard &B) {
+  auto Rank = [](const Guard &G) -> double {
+    switch (G.Kind) {
+    case GuardKind::None:
+      return 1.0;
+    case GuardKind::EveryN:
+      return G.Period ? 1.0 / *G.Period : 0.0;
+    case GuardKind::Once:
+      return -1.0;
+    }
+    return 1.0;
+  };
+  return Rank(A) <= Rank(B) ? A : B;
+}
+
+/// The guard a condition imposes on the branch taken when it is
+/// \p WhenTrue.
+Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
+                       const ASTContext &Ctx) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+      Not && Not->getOpcode() == UO_LNot) {
+    // !(i % N): true once every N iterations.
+    if (WhenTrue)
+      if (std::optional<Guard> G = moduloGuard(Not->getSubExpr(), Ctx))
+        return *G;
+    return analyzeCondition(Not->getSubExpr(), !WhenTrue, Ctx);
+  }
+  const auto *Bin = dyn_cast<BinaryOperator>(Cond);
+  if (!Bin)
+    return {};
+  if (Bin->getOpcode() == BO_LAnd && WhenTrue)
+    return rarer(analyzeCondition(Bin->getLHS(), true, Ctx),
+                 analyzeCondition(Bin->getRHS(), true, Ctx));
+  if (Bin->getOpcode() == BO_LOr && !WhenTrue)
+    return rarer(analyzeCondition(Bin->getLHS(), false, Ctx),
+                 analyzeCondition(Bin->getRHS(), false, Ctx));
+  bool IsEquality = Bin->getOpcode() == BO_EQ;
+  bool IsInequality = Bin->getOpcode() == BO_NE;
+  if ((IsEquality && WhenTrue) || (IsInequality && !WhenTrue)) {
+    for (const Expr *Side : {Bin->getLHS(), Bin->getRHS()})
+      if (std::optional<Guard> G = moduloGuard(Side, Ctx))
+        return *G;
+    // i == 0, i == iters - 1, step + 1 == total: one iteration.
+    if (refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS()))
+      return Guard{GuardKind::Once, std::nullopt, ""};
+  }
+  return {};
+}
+
+/// True if a break or return follows \p Child unconditionally in the
+/// compound statement \p Block.
+bool isFollowedByLoopExit(const Stmt *Child, const CompoundStmt *Block) {
+  bool Seen = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == Child) {
+      Seen = true;
+      continue;
+    }
+    if (Seen && isa<BreakStmt, ReturnStmt>(S))
+      return true;
+  }
+  return false;
+}
+
+bool isAlgorithmName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("for_each", "for_each_n", "transform", "generate", "generate_n",
+             true)
+      .Cases("count_if", "find_if", "all_of", "any_of", "none_of", true)
+      .Cases("accumulate", "reduce", "transform_reduce", "remove_if", true)
+      .Default(false);
+}
+
+/// The std:: algorithm call that receives \p Lambda as an argument.
+const CallExpr *algorithmTakingLambda(const LambdaExpr *Lambda,
+                                      ASTContext &Ctx) {
+  const Stmt *Child = Lambda;
+  for (const Stmt *P = parentStmt(Lambda, Ctx); P;
+       Child = P, P = parentStmt(P, Ctx)) {
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+            CXXConstructExpr, ExprWithCleanups>(P))
+      continue;
+    const auto *Call = dyn_cast<CallExpr>(P);
+    if (!Call)
+      return nullptr;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() || !Callee->isInStdNamespace() ||
+        !isAlgorithmName(Callee->getName()))
+      return nullptr;
+    return Call;
+  }
+  return nullptr;
+}
+
+/// The first loop inside \p Body that does not hold \p S.
+class SiblingLoopFinder : public RecursiveASTVisitor<SiblingLoopFinder> {
+public:
+  SiblingLoopFinder(const Stmt *Target, ASTContext &Ctx)
+      : Target(Target), Ctx(Ctx) {}
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitStmt(Stmt *S) {
+    if (isLoopStmt(S) && !isWithin(Target, S, Ctx)) {
+      Found = S;
+      return false;
+    }
+    return true;
+  }
+  const Stmt *Found = nullptr;
+
+private:
+  const Stmt *Target;
+  ASTContext &Ctx;
+};
+
+std::string loopPhrase(const EnclosingLoop &Loop, const SourceManager &SM) {
+  std::string Line = std::to_string(lineOf(Loop.Loop, SM));
+  if (Loop.Kind == "loop")
+    return "the loop at line " + Line;
+  return "the " + Loop.Kind + " at line " + Line;
+}
+
+} // namespace
+
+std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
+                                          const ASTContext &Ctx) {
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(LoopStmt)) {
+    QualType T = Range->getRangeInit()->getType();
+    if (const auto *Array = Ctx.getAsConstantArrayType(T))
+      return Array->getSize().getZExtValue();
+    return std::nullopt;
+  }
+  const auto *For = dyn_cast_or_null<ForStmt>(LoopStmt);
+  if (!For || !For->getInit() || !For->getCond() || !For->getInc())
+    return std::nullopt;
+
+  const VarDecl *Counter = nullptr;
+  std::optional<int64_t> Start;
+  if (const auto *DS = dyn_cast<DeclStmt>(For->getInit());
+      DS && DS->isSingleDecl())
+    if (const auto *Var = dyn_cast<VarDecl>(DS->getSingleDecl())) {
+      Counter = Var;
+      Start = evaluateInt(Var->getInit(), Ctx);
+    }
+  if (!Counter || !Start)
+    return std::nullopt;
+
+  const auto *Inc = dyn_cast<UnaryOperator>(For->getInc()->IgnoreParens());
+  if (!Inc || !Inc->isIncrementOp())
+    return std::nullopt;
+
+  const auto *Cond = dyn_cast<BinaryOperator>(For->getCond()->IgnoreParens());
+  if (!Cond)
+    return std::nullopt;
+  auto IsCounter = [&](const Expr *E) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Counter;
+  };
+  std::optional<int64_t> Bound;
+  bool Inclusive = false;
+  if (IsCounter(Cond->getLHS()) &&
+      (Cond->getOpcode() == BO_LT || Cond->getOpcode() == BO_NE ||
+       Cond->getOpcode() == BO_LE)) {
+    Bound = evaluateInt(Cond->getRHS(), Ctx);
+    Inclusive = Cond->getOpcode() == BO_LE;
+  } else if (IsCounter(Cond->getRHS()) &&
+             (Cond->getOpcode() == BO_GT || Cond->getOpcode() == BO_GE)) {
+    Bound = evaluateInt(Cond->getLHS(), Ctx);
+    Inclusive = Cond->getOpcode() == BO_GE;
+  }
+  if (!Bound)
+    return std::nullopt;
+  int64_t Trips = *Bound - *Start + (Inclusive ? 1 : 0);
+  return Trips > 0 ? static_cast<uint64_t>(Trips) : 0;
+}
+
+ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
+  ExecutionFrequency Result;
+  Guard Strongest;
+  const Stmt *Child = S;
+  for (const Stmt *P = parentStmt(S, Ctx); P; P = parentStmt(Child, Ctx)) {
+    bool BeforeFirstLoop = Result.Loops.empty();
+    if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P)) {
+      Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});
+    } else if (const auto *If = dyn_cast<IfStmt>(P);
+               If && BeforeFirstLoop && Child != If->getCond() &&
+               Child != If->getInit()) {
+      Strongest = rarer(Strongest, analyzeCondition(If->getCond(),
+                                                    Child == If->getThen(),
+                                                    Ctx));
+    } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
+               Block && BeforeFirstLoop && isFollowedByLoopExit(Child, Block)) {
+      const Stmt *BlockParent = parentStmt(Block, Ctx);
+      if (!BlockParent || !isa<SwitchStmt>(BlockParent))
+        Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
+    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(P)) {
+      const CallExpr *Algorithm = algorithmTakingLambda(Lambda, Ctx);
+      if (!Algorithm)
+        break; // the lambda runs whenever it is called, not here
+      Result.Loops.push_back(
+          {Algorithm, std::nullopt,
+           "std::" + Algorithm->getDirectCallee()->getName().str()});
+      P = Algorithm;
+    }
+    Child = P;
+  }
+  if (Result.Loops.empty())
+    return Result;
+
+  Result.Guard = Strongest.Kind;
+  Result.Period = Strongest.Period;
+  Result.PeriodSpelling = Strongest.PeriodSpelling;
+
+  const Stmt *Innermost = Result.Loops.front().Loop;
+  if (isLoopStmt(Innermost)) {
+    SiblingLoopFinder Finder(S, Ctx);
+    Finder.TraverseStmt(const_cast<Stmt *>(Innermost));
+    // The loop itself is visited first; it holds S, so is skipped.
+    if (Finder.Found) {
+      Result.InnerSiblingLoop = Finder.Found;
+      Result.InnerSiblingTripCount = constantTripCount(Finder.Found, Ctx);
+    }
+  }
+  return Result;
+}
+
+double ExecutionFrequency::relativeFrequency() const {
+  if (Loops.empty())
+    return 0.0;
+  double Rate = 1.0;
+  switch (Guard) {
+  case GuardKind::None:
+    break;
+  case GuardKind::EveryN:
+    Rate = Period ? 1.0 / static_cast<double>(*Period) : 0.0;
+    break;
+  case GuardKind::Once:
+    Rate = Loops.front().TripCount && *Loops.front().TripCount
+               ? 1.0 / static_cast<double>(*Loops.front().TripCount)
+               : 0.0;
+    break;
+  }
+  if (InnerSiblingLoop)
+    Rate *= InnerSiblingTripCount && *InnerSiblingTripCount
+                ? 1.0 / static_cast<double>(*InnerSiblingTripCount)
+                : 0.0;
+  return Rate;
+}
+
+std::optional<uint64_t> ExecutionFrequency::totalExecutions() const {
+  if (Loops.empty())
+    return 1;
+  uint64_t Total = 1;
+  for (const EnclosingLoop &Loop : Loops) {
+    if (!Loop.TripCount)
+      return std::nullopt;
+    Total *= *Loop.TripCount;
+  }
+  switch (Guard) {
+  case GuardKind::None:
+    return Total;
+  case GuardKind::EveryN:
+    if (!Period)
+      return std::nullopt;
+    return (Total + *Period - 1) / *Period;
+  case GuardKind::Once:
+    return Total / *Loops.front().TripCount;
+  }
+  return std::nullopt;
+}
+
+std::string describeFrequency(const ExecutionFrequency &F,
+                              const SourceManager &SM) {
+  if (F.Loops.empty())
+    return "once";
+  const EnclosingLoop &Inner = F.Loops.front();
+  std::string Where = loopPhrase(Inner, SM);
+  if (F.InnerSiblingLoop)
+    return "once per iteration of " + Where + ", outside its inner loop at "
+           "line " + std::to_string(lineOf(F.InnerSiblingLoop, SM));
+  switch (F.Guard) {
+  case GuardKind::EveryN:
+    if (F.Period)
+      return "once every " + std::to_string(*F.Period) + " iterations of " +
+             Where;
+    return "once every '" + F.PeriodSpelling + "' iterations of " + Where;
+  case GuardKind::Once:
+    return "once per run of " + Where;
+  case GuardKind::None:
+    break;
+  }
+  if (F.Loops.size() > 1) {
+    if (std::optional<uint64_t> Total = F.totalExecutions()) {
+      std::string Lines;
+      for (auto It = F.Loops.rbegin(); It != F.Loops.rend(); ++It) {
+        if (!Lines.empty())
+          Lines += It + 1 == F.Loops.rend() ? " and " : ", ";
+        Lines += std::to_string(lineOf(It->Loop, SM));
+      }
+      return "on each of " + std::to_string(*Total) +
+             " iterations of the nested loops at lines " + Lines;
+    }
+  }
+  if (Inner.TripCount)
+    return "on each of " + std::to_string(*Inner.TripCount) +
+           " iterations of " + Where;
+  return "on every iteration of " + Where;
+}
+
+} // namespace clang::tidy::xfer

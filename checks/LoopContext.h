@@ -1,0 +1,82 @@
+//===--- LoopContext.h - how often a statement runs -----------------------===//
+//
+// Finds the loops around a statement (for, range-for, while, do, and lambdas
+// passed to std:: algorithms such as std::for_each), their trip counts when
+// they are compile-time constants, and the guards that make the statement run
+// on only some iterations: `if (i % N == 0)`, `if (i == 0)`,
+// `if (i == iters - 1)`, or a break/return right after it. The result ranks a
+// hazard by how often it runs relative to the hottest loop it sits in.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_LOOPCONTEXT_H
+#define XFER_TIDY_CHECKS_LOOPCONTEXT_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace clang::tidy::xfer {
+
+/// A loop around a statement.
+struct EnclosingLoop {
+  /// A loop statement, or the call of an algorithm whose lambda argument
+  /// holds the statement.
+  const Stmt *Loop = nullptr;
+  std::optional<uint64_t> TripCount;
+  /// "loop" or the algorithm's name ("std::for_each").
+  std::string Kind = "loop";
+};
+
+enum class GuardKind {
+  None,    // runs on every iteration
+  EveryN,  // if (i % N == 0)
+  Once,    // if (i == 0), if (i == n - 1), or followed by break/return
+};
+
+struct ExecutionFrequency {
+  /// Innermost first. Empty when the statement is not in a loop.
+  llvm::SmallVector<EnclosingLoop, 2> Loops;
+
+  GuardKind Guard = GuardKind::None;
+  /// The guard's period when it is a constant (EveryN).
+  std::optional<uint64_t> Period;
+  /// The period as written when it is not a constant ("log_every").
+  std::string PeriodSpelling;
+
+  /// Set when the statement runs between, not inside, the inner loops of
+  /// its innermost loop: an epoch-level statement around a batch loop.
+  const Stmt *InnerSiblingLoop = nullptr;
+  std::optional<uint64_t> InnerSiblingTripCount;
+
+  bool inLoop() const { return !Loops.empty(); }
+
+  /// Executions per iteration of the hottest loop the statement sits in:
+  /// 1 on every iteration, 1/N under `i % N == 0`, 0 when the statement runs
+  /// only once or its rate depends on a run-time period.
+  double relativeFrequency() const;
+
+  /// Total executions per call of the enclosing function, when all trip
+  /// counts and periods are constants.
+  std::optional<uint64_t> totalExecutions() const;
+};
+
+/// Analyses the loops and guards around \p S, up to its enclosing function
+/// (or up through lambdas passed to std:: algorithms).
+ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx);
+
+/// Phrase for diagnostics, e.g. "on every iteration of the loop at line 12",
+/// "once every 5 iterations of the loop at line 12", "on each of 1000
+/// iterations of the loop at line 12".
+std::string describeFrequency(const ExecutionFrequency &Frequency,
+                              const SourceManager &SM);
+
+/// The trip count of \p Loop when it is a counted loop with constant bounds.
+std::optional<uint64_t> constantTripCount(const Stmt *Loop,
+                                          const ASTContext &Ctx);
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_LOOPCONTEXT_H

@@ -1,0 +1,66 @@
+//===--- LoopHazardCheck.cpp - shared driver of the in-loop checks --------===//
+
+#include "LoopHazardCheck.h"
+#include "AstUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::xfer {
+
+LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
+                                 ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      MinFrequencyPercent(Options.get("MinFrequencyPercent", 10U)),
+      RequireCudaEvidence(Options.get("RequireCudaEvidence", true)) {}
+
+void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "MinFrequencyPercent", MinFrequencyPercent);
+  Options.store(Opts, "RequireCudaEvidence", RequireCudaEvidence);
+}
+
+void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
+  // Every call in user code; which ones are hazards is decided by the API
+  // catalogue and device inference, which a matcher cannot express.
+  Finder->addMatcher(
+      callExpr(unless(isExpansionInSystemHeader())).bind("call"), this);
+}
+
+void LoopHazardCheck::onStartOfTranslationUnit() {
+  Evidence.reset();
+  Devices.reset();
+}
+
+bool LoopHazardCheck::translationUnitUsesCuda(ASTContext &Ctx) {
+  if (!Evidence)
+    Evidence = findCudaEvidence(Ctx);
+  return Evidence->Found;
+}
+
+void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
+  ASTContext &Ctx = *Result.Context;
+  if (!Devices)
+    Devices = std::make_unique<DeviceInference>(Ctx);
+
+  std::optional<Hazard> H = classifyHazard(Call, *Devices);
+  if (!H || !handles(*H))
+    return;
+  ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
+  if (!Frequency.inLoop() ||
+      Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
+    return;
+  if (H->IsLibTorch && RequireCudaEvidence && !translationUnitUsesCuda(Ctx))
+    return;
+  if (!shouldReport(Call, *H, Frequency, Ctx))
+    return;
+
+  const SourceManager &SM = Ctx.getSourceManager();
+  warn(Call, *H, describeFrequency(Frequency, SM));
+  const EnclosingLoop &Loop = Frequency.Loops.front();
+  diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
+      << Loop.Kind;
+}
+
+} // namespace clang::tidy::xfer

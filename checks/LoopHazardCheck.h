@@ -1,0 +1,60 @@
+//===--- LoopHazardCheck.h - shared driver of the in-loop checks ----------===//
+//
+// xfer-sync-in-loop and xfer-copy-in-loop differ only in which hazards they
+// report and how they word them; finding calls, ranking them by how often
+// they run, and gating LibTorch findings on CUDA use is shared here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
+#define XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
+
+#include "CudaEvidence.h"
+#include "DeviceInference.h"
+#include "LoopContext.h"
+#include "TransferHazards.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <memory>
+
+namespace clang::tidy::xfer {
+
+class LoopHazardCheck : public ClangTidyCheck {
+public:
+  LoopHazardCheck(llvm::StringRef Name, ClangTidyContext *Context);
+
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+
+protected:
+  /// Whether this check reports \p H at all.
+  virtual bool handles(const Hazard &H) const = 0;
+
+  /// Further filtering once \p H is known to run often enough.
+  virtual bool shouldReport(const CallExpr *Call, const Hazard &H,
+                            const ExecutionFrequency &Frequency,
+                            ASTContext &Ctx) {
+    return true;
+  }
+
+  /// The warning for \p H at \p Call; \p FrequencyPhrase is e.g. "on every
+  /// iteration of the loop at line 12".
+  virtual DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
+                                 llvm::StringRef FrequencyPhrase) = 0;
+
+private:
+  bool translationUnitUsesCuda(ASTContext &Ctx);
+
+  const unsigned MinFrequencyPercent;
+  const bool RequireCudaEvidence;
+  std::optional<CudaEvidence> Evidence;
+  std::unique_ptr<DeviceInference> Devices;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H

@@ -1,0 +1,208 @@
+//===--- TransferHazards.cpp - calls that sync with or copy from the GPU --===//
+
+#include "TransferHazards.h"
+#include "ApiCatalogue.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+std::optional<uint64_t> constantBytes(const Expr *Count,
+                                      const ASTContext &Ctx) {
+  if (!Count || Count->isValueDependent())
+    return std::nullopt;
+  Expr::EvalResult Result;
+  if (!Count->EvaluateAsInt(Result, Ctx) || Result.Val.getInt().isNegative())
+    return std::nullopt;
+  return Result.Val.getInt().getZExtValue();
+}
+
+std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
+                                    DeviceInference &Devices) {
+  Hazard H{HazardKind::HostSync, /*IsLibTorch=*/true, T.Spelling, "",
+           T.Subject, {}, std::nullopt};
+  auto SubjectOnHost = [&] {
+    if (!T.Subject)
+      return false;
+    H.SubjectPlacement = Devices.tensorPlacement(T.Subject);
+    return isHostPlacement(H.SubjectPlacement.Where);
+  };
+  switch (T.Op) {
+  case TorchOp::Item:
+  case TorchOp::Equal:
+  case TorchOp::AllClose:
+  case TorchOp::IsNonzero:
+  case TorchOp::IndexWithTensor:
+    H.CostPattern = "torch.item";
+    break;
+  case TorchOp::Nonzero:
+  case TorchOp::MaskedSelect:
+  case TorchOp::Unique:
+    H.CostPattern = "torch.nonzero";
+    break;
+  case TorchOp::Print:
+    H.CostPattern = "torch.print";
+    break;
+  case TorchOp::CudaSynchronize:
+    H.CostPattern = "cuda.device_synchronize";
+    return H;
+  case TorchOp::Cpu:
+    H.Kind = HazardKind::DeviceToHostCopy;
+    H.CostPattern = "torch.cpu";
+    break;
+  case TorchOp::To: {
+    if (Call->getNumArgs() == 0)
+      return std::nullopt;
+    const Expr *Target = Call->getArg(0);
+    std::optional<PlacementFact> Device =
+        isTensorType(Target->getType())
+            ? std::optional<PlacementFact>(Devices.tensorPlacement(Target))
+            : Devices.deviceValue(Target);
+    if (!Device)
+      return std::nullopt;
+    if (isHostPlacement(Device->Where)) {
+      H.Kind = HazardKind::DeviceToHostCopy;
+      H.CostPattern = "torch.cpu";
+      H.Operation = "to(" + placementName(Device->Where).str() + ")";
+      break;
+    }
+    if (Device->Where == Placement::Cuda) {
+      H.Kind = HazardKind::HostToDeviceCopy;
+      H.CostPattern = "torch.to_cuda";
+      H.Operation = "to(cuda)";
+      H.SubjectPlacement = Devices.tensorPlacement(T.Subject);
+      if (H.SubjectPlacement.Where == Placement::Cuda)
+        return std::nullopt;
+      return H;
+    }
+    return std::nullopt;
+  }
+  case TorchOp::Cuda:
+    H.Kind = HazardKind::HostToDeviceCopy;
+    H.CostPattern = "torch.to_cuda";
+    H.SubjectPlacement = Devices.tensorPlacement(T.Subject);
+    if (H.SubjectPlacement.Where == Placement::Cuda)
+      return std::nullopt;
+    return H;
+  case TorchOp::Copy: {
+    if (Call->getNumArgs() == 0 || !T.Subject)
+      return std::nullopt;
+    PlacementFact Destination = Devices.tensorPlacement(T.Subject);
+    const Expr *Source = Call->getArg(0);
+    PlacementFact SourcePlacement = Devices.tensorPlacement(Source);
+    if (isHostPlacement(Destination.Where) &&
+        !isHostPlacement(SourcePlacement.Where)) {
+      H.Kind = HazardKind::DeviceToHostCopy;
+      H.CostPattern = "torch.cpu";
+      H.Subject = Source->IgnoreParenImpCasts();
+      H.SubjectPlacement = SourcePlacement;
+      return H;
+    }
+    if (Destination.Where == Placement::Cuda &&
+        isHostPlacement(SourcePlacement.Where)) {
+      H.Kind = HazardKind::HostToDeviceCopy;
+      H.CostPattern = "torch.to_cuda";
+      H.Subject = Source->IgnoreParenImpCasts();
+      H.SubjectPlacement = SourcePlacement;
+      return H;
+    }
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+  if (SubjectOnHost())
+    return std::nullopt;
+  return H;
+}
+
+std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
+                                   DeviceInference &Devices) {
+  Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false,
+           cudaApiName(Api).str(), "", nullptr, {}, std::nullopt};
+  switch (Api) {
+  case CudaApi::DeviceSynchronize:
+  case CudaApi::ThreadSynchronize:
+    H.CostPattern = "cuda.device_synchronize";
+    return H;
+  case CudaApi::StreamSynchronize:
+    H.CostPattern = "cuda.stream_synchronize";
+    return H;
+  case CudaApi::EventSynchronize:
+    H.CostPattern = "cuda.event_synchronize";
+    return H;
+  case CudaApi::Malloc:
+  case CudaApi::Free:
+    H.CostPattern = "cuda.malloc_free";
+    if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
+      H.Bytes = constantBytes(Call->getArg(1), Devices.context());
+    return H;
+  case CudaApi::Memcpy:
+  case CudaApi::Memcpy2D:
+  case CudaApi::MemcpyFromSymbol:
+  case CudaApi::MemcpyToSymbol: {
+    std::optional<unsigned> KindIndex = memcpyKindArgIndex(Api);
+    if (!KindIndex || *KindIndex >= Call->getNumArgs())
+      return std::nullopt;
+    std::optional<MemcpyDirection> Direction =
+        evaluateMemcpyKind(Call->getArg(*KindIndex), Devices.context());
+    if (!Direction)
+      return std::nullopt;
+    const bool FromSymbol = Api == CudaApi::MemcpyFromSymbol;
+    const bool ToSymbol = Api == CudaApi::MemcpyToSymbol;
+    const Expr *Destination = ToSymbol ? nullptr : Call->getArg(0);
+    const Expr *Source =
+        FromSymbol ? nullptr : Call->getArg(Api == CudaApi::Memcpy2D ? 2 : 1);
+    if (*Direction == MemcpyDirection::Default) {
+      // cudaMemcpyDefault: the direction follows from the pointers.
+      PlacementFact Dst = Destination ? Devices.pointerPlacement(Destination)
+                                      : PlacementFact{Placement::Cuda};
+      PlacementFact Src = Source ? Devices.pointerPlacement(Source)
+                                 : PlacementFact{Placement::Cuda};
+      if (isHostPlacement(Dst.Where) && Src.Where == Placement::Cuda)
+        Direction = MemcpyDirection::DeviceToHost;
+      else if (Dst.Where == Placement::Cuda && isHostPlacement(Src.Where))
+        Direction = MemcpyDirection::HostToDevice;
+      else
+        return std::nullopt;
+    }
+    if (Api == CudaApi::Memcpy)
+      H.Bytes = constantBytes(Call->getArg(2), Devices.context());
+    if (*Direction == MemcpyDirection::DeviceToHost) {
+      H.Kind = HazardKind::DeviceToHostCopy;
+      H.Subject = Destination;
+      H.SubjectPlacement = Destination ? Devices.pointerPlacement(Destination)
+                                       : PlacementFact{};
+      H.CostPattern = H.SubjectPlacement.Where == Placement::PinnedCpu
+                          ? "cuda.memcpy_d2h.pinned"
+                          : "cuda.memcpy_d2h.pageable";
+      return H;
+    }
+    if (*Direction == MemcpyDirection::HostToDevice) {
+      H.Kind = HazardKind::HostToDeviceCopy;
+      H.Subject = Source;
+      H.SubjectPlacement =
+          Source ? Devices.pointerPlacement(Source) : PlacementFact{};
+      H.CostPattern = H.SubjectPlacement.Where == Placement::PinnedCpu
+                          ? "cuda.memcpy_h2d.pinned"
+                          : "cuda.memcpy_h2d.pageable";
+      return H;
+    }
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<Hazard> classifyHazard(const CallExpr *Call,
+                                     DeviceInference &Devices) {
+  if (std::optional<TorchCall> Torch = identifyTorchCall(Call))
+    return classifyTorch(Call, *Torch, Devices);
+  if (std::optional<CudaApi> Api = identifyCudaCall(Call))
+    return classifyCuda(Call, *Api, Devices);
+  return std::nullopt;
+}
+
+} // namespace clang::tidy::xfer

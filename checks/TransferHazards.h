@@ -1,0 +1,46 @@
+//===--- TransferHazards.h - calls that sync with or copy from the GPU ----===//
+//
+// Combines the API catalogue with device inference: a call is a hazard only
+// when what it reads may live on a GPU. Tensors known to be on the host are
+// never reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_TRANSFERHAZARDS_H
+#define XFER_TIDY_CHECKS_TRANSFERHAZARDS_H
+
+#include "DeviceInference.h"
+#include "clang/AST/Expr.h"
+#include <optional>
+#include <string>
+
+namespace clang::tidy::xfer {
+
+enum class HazardKind {
+  HostSync,         // the host waits for the device (item(), cudaFree, ...)
+  DeviceToHostCopy, // device memory copied to the host
+  HostToDeviceCopy, // host memory copied to the device
+};
+
+struct Hazard {
+  HazardKind Kind;
+  /// LibTorch calls are only hazards in programs that use a CUDA device.
+  bool IsLibTorch = false;
+  /// The operation as written in diagnostics: "item<float>()", "cudaFree".
+  std::string Operation;
+  /// Cost-model pattern id ("torch.item", "cuda.memcpy_d2h.pageable").
+  std::string CostPattern;
+  /// The tensor or pointer whose contents move or are read, if any.
+  const Expr *Subject = nullptr;
+  PlacementFact SubjectPlacement;
+  /// Bytes moved, when they are a compile-time constant.
+  std::optional<uint64_t> Bytes;
+};
+
+/// The hazard \p Call is, if it is one.
+std::optional<Hazard> classifyHazard(const CallExpr *Call,
+                                     DeviceInference &Devices);
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_TRANSFERHAZARDS_H

@@ -1,0 +1,28 @@
+//===--- XferTidyModule.cpp - registers the xfer-* checks -----------------===//
+
+#include "CopyInLoopCheck.h"
+#include "SyncInLoopCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+
+namespace clang::tidy::xfer {
+
+class XferTidyModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<CopyInLoopCheck>("xfer-copy-in-loop");
+    Factories.registerCheck<SyncInLoopCheck>("xfer-sync-in-loop");
+  }
+};
+
+// Registers the module with clang-tidy's registry: in the plugin when
+// clang-tidy loads it, in xfer-tidy and the tests at static initialisation.
+static ClangTidyModuleRegistry::Add<XferTidyModule>
+    Registration("xfer-module", "Host/device transfer and sync checks.");
+
+} // namespace clang::tidy::xfer
+
+// Referenced by xfer-tidy and the tests so that static linking keeps this
+// object file (and the registration above) in the binary.
+// NOLINTNEXTLINE(misc-use-internal-linkage)
+volatile int XferTidyModuleAnchorSource = 0;

@@ -1,0 +1,229 @@
+// Minimal stand-in for the LibTorch API surface the checks match. It mirrors
+// the real declarations (ATen/core/TensorBody.h, c10/core/Device.h,
+// torch/csrc/autograd/generated/variable_factories.h) closely enough that the
+// same matchers work on both, and parses in a fraction of the time.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace c10 {
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+enum class ScalarType : int8_t { Float, Long, Bool };
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kLong = ScalarType::Long;
+using DeviceIndex = int8_t;
+
+struct Device {
+  /* implicit */ Device(DeviceType Type, DeviceIndex Index = -1);
+  /* implicit */ Device(const std::string &Spec);
+  /* implicit */ Device(const char *Spec);
+  DeviceType type() const;
+  bool is_cuda() const;
+  bool is_cpu() const;
+};
+
+class Scalar {
+public:
+  template <typename T> T to() const;
+  double toDouble() const;
+};
+
+template <typename T> class optional {
+public:
+  optional();
+  optional(T);
+};
+
+template <typename T> class ArrayRef {
+public:
+  ArrayRef(std::initializer_list<T>);
+  ArrayRef(const std::vector<T> &);
+};
+using IntArrayRef = ArrayRef<int64_t>;
+} // namespace c10
+
+namespace at {
+using c10::Device;
+using c10::DeviceType;
+using c10::IntArrayRef;
+using c10::kCPU;
+using c10::kCUDA;
+using c10::Scalar;
+using c10::ScalarType;
+
+struct TensorOptions {
+  TensorOptions();
+  /* implicit */ TensorOptions(Device D);
+  /* implicit */ TensorOptions(DeviceType T);
+  /* implicit */ TensorOptions(ScalarType S);
+  TensorOptions device(Device D) const;
+  TensorOptions dtype(ScalarType S) const;
+  TensorOptions requires_grad(bool R = true) const;
+  TensorOptions pinned_memory(bool P = true) const;
+};
+inline TensorOptions device(Device D) { return TensorOptions(D); }
+inline TensorOptions dtype(ScalarType S) { return TensorOptions(S); }
+
+class TensorBase {
+public:
+  Device device() const;
+  bool is_cuda() const;
+  int64_t numel() const;
+  bool defined() const;
+};
+
+class Tensor : public TensorBase {
+public:
+  Tensor();
+  template <typename T> T item() const;
+  Scalar item() const;
+  Tensor cpu() const;
+  Tensor cuda() const;
+  Tensor to(TensorOptions Options = {}, bool NonBlocking = false,
+            bool Copy = false) const;
+  Tensor to(Device D, ScalarType S, bool NonBlocking = false,
+            bool Copy = false) const;
+  Tensor to(ScalarType S, bool NonBlocking = false, bool Copy = false) const;
+  Tensor to(const Tensor &Other, bool NonBlocking = false,
+            bool Copy = false) const;
+  Tensor &copy_(const Tensor &Src, bool NonBlocking = false) const;
+  Tensor operator[](Scalar Index) const;
+  Tensor operator[](Tensor Index) const;
+  Tensor operator[](int64_t Index) const;
+  bool equal(const Tensor &Other) const;
+  bool allclose(const Tensor &Other, double RTol = 1e-05,
+                double ATol = 1e-08) const;
+  bool is_nonzero() const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor &Mask) const;
+  Tensor unique_consecutive() const;
+  Tensor pin_memory() const;
+  bool is_pinned() const;
+  Tensor detach() const;
+  Tensor mean() const;
+  Tensor sum() const;
+  Tensor pow(double E) const;
+  Tensor add(const Tensor &Other) const;
+  Tensor mul(const Tensor &Other) const;
+  Tensor matmul(const Tensor &Other) const;
+  Tensor mm(const Tensor &Other) const;
+  Tensor view(IntArrayRef Shape) const;
+  Tensor clone() const;
+  Tensor &zero_() const;
+  void backward() const;
+  template <typename T> T *data_ptr() const;
+  int64_t size(int64_t Dim) const;
+};
+Tensor operator+(const Tensor &A, const Tensor &B);
+Tensor operator-(const Tensor &A, const Tensor &B);
+Tensor operator*(const Tensor &A, const Tensor &B);
+Tensor operator*(const Tensor &A, double B);
+Tensor operator>(const Tensor &A, double B);
+inline std::ostream &operator<<(std::ostream &Out, const Tensor &T) {
+  return Out;
+}
+
+Tensor randn(IntArrayRef Size, TensorOptions Options = {});
+Tensor rand(IntArrayRef Size, TensorOptions Options = {});
+Tensor zeros(IntArrayRef Size, TensorOptions Options = {});
+Tensor ones(IntArrayRef Size, TensorOptions Options = {});
+Tensor empty(IntArrayRef Size, TensorOptions Options = {});
+Tensor arange(Scalar End, TensorOptions Options = {});
+Tensor nonzero(const Tensor &Self);
+Tensor masked_select(const Tensor &Self, const Tensor &Mask);
+bool equal(const Tensor &A, const Tensor &B);
+bool allclose(const Tensor &A, const Tensor &B, double RTol = 1e-05,
+              double ATol = 1e-08);
+bool is_nonzero(const Tensor &Self);
+Tensor from_blob(void *Data, IntArrayRef Sizes, TensorOptions Options = {});
+Tensor cat(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
+Tensor mse_loss(const Tensor &A, const Tensor &B);
+} // namespace at
+
+namespace torch {
+using at::Tensor;
+using at::TensorOptions;
+using c10::Device;
+using c10::DeviceType;
+using c10::kCPU;
+using c10::kCUDA;
+using c10::kFloat;
+using c10::kLong;
+using at::device;
+using at::dtype;
+
+// As in LibTorch, the torch:: factories are distinct functions that wrap the
+// at:: ones (they add autograd support).
+inline at::Tensor randn(at::IntArrayRef Size, at::TensorOptions Options = {}) {
+  return at::randn(Size, Options);
+}
+inline at::Tensor rand(at::IntArrayRef Size, at::TensorOptions Options = {}) {
+  return at::rand(Size, Options);
+}
+inline at::Tensor zeros(at::IntArrayRef Size, at::TensorOptions Options = {}) {
+  return at::zeros(Size, Options);
+}
+inline at::Tensor ones(at::IntArrayRef Size, at::TensorOptions Options = {}) {
+  return at::ones(Size, Options);
+}
+inline at::Tensor empty(at::IntArrayRef Size, at::TensorOptions Options = {}) {
+  return at::empty(Size, Options);
+}
+inline at::Tensor tensor(std::initializer_list<float> Values,
+                         at::TensorOptions Options = {});
+inline at::Tensor from_blob(void *Data, at::IntArrayRef Sizes,
+                            at::TensorOptions Options = {}) {
+  return at::from_blob(Data, Sizes, Options);
+}
+using at::allclose;
+using at::cat;
+using at::equal;
+using at::masked_select;
+using at::mse_loss;
+using at::nonzero;
+
+namespace cuda {
+bool is_available();
+int64_t device_count();
+void synchronize(int64_t DeviceIndex = -1);
+} // namespace cuda
+
+namespace nn {
+class Module {
+public:
+  virtual ~Module();
+  void to(Device D, bool NonBlocking = false);
+  void train(bool On = true);
+  void eval();
+};
+struct LinearImpl : Module {
+  LinearImpl(int64_t In, int64_t Out);
+  Tensor forward(const Tensor &Input);
+};
+template <typename Impl> class ModuleHolder {
+public:
+  template <typename... Args> ModuleHolder(Args... A);
+  Impl *operator->();
+  Tensor operator()(const Tensor &Input);
+};
+using Linear = ModuleHolder<LinearImpl>;
+} // namespace nn
+
+namespace optim {
+class Optimizer {
+public:
+  void zero_grad();
+  void step();
+};
+} // namespace optim
+
+struct NoGradGuard {
+  NoGradGuard();
+  ~NoGradGuard();
+};
+} // namespace torch

@@ -1,0 +1,109 @@
+//===--- AnnotatedChecksTest.cpp - every testdata/checks source -----------===//
+//
+// Runs each annotated source under testdata/checks through the checks with
+// clang-tidy's engine and fails on any missing, extra or different
+// diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AnnotatedSource.h"
+#include "Findings.h"
+#include "XferTidyRunner.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "gtest/gtest.h"
+#include <algorithm>
+
+namespace xfer::test {
+namespace {
+
+std::vector<std::string> annotatedSources() {
+  std::vector<std::string> Paths;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(XFER_TESTDATA_DIR "/checks", EC),
+       End;
+       It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Ext = llvm::sys::path::extension(It->path());
+    if (Ext == ".cpp" || Ext == ".cu")
+      Paths.push_back(It->path());
+  }
+  std::sort(Paths.begin(), Paths.end());
+  return Paths;
+}
+
+std::string render(const SourcePosition &Where, llvm::StringRef Level,
+                   llvm::StringRef Message) {
+  return std::to_string(Where.Line) + ":" + std::to_string(Where.Column) +
+         ": " + Level.str() + ": " + Message.str();
+}
+
+std::string join(const std::vector<std::string> &Lines) {
+  std::string Out;
+  for (const std::string &Line : Lines)
+    Out += "  " + Line + "\n";
+  return Out.empty() ? "  (none)\n" : Out;
+}
+
+class AnnotatedChecksTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
+  llvm::Expected<AnnotatedSource> Source =
+      parseAnnotatedSource(GetParam(), XFER_TESTDATA_DIR "/include");
+  ASSERT_TRUE(static_cast<bool>(Source)) << llvm::toString(Source.takeError());
+
+  std::vector<std::string> Args = Source->CompilerArgs;
+  if (llvm::sys::path::extension(Source->Path) != ".cu")
+    Args.insert(Args.begin(), "-std=c++17");
+  clang::tooling::FixedCompilationDatabase Database(".", Args);
+  RunOptions Options;
+  Options.Checks = Source->Checks;
+  Options.Config = Source->Config;
+  Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
+  RunResult Result = runChecks(Database, {Source->Path}, Options);
+
+  PositionResolver Resolver;
+  std::vector<std::string> ActualWarnings, ActualNotes;
+  for (const Finding &F : toFindings(Result.Diagnostics, Resolver)) {
+    ActualWarnings.push_back(
+        render(F.Where,
+               F.Severity == Finding::Level::Error ? "error" : "warning",
+               F.Message + " [" + F.CheckName + "]"));
+    for (const FindingNote &Note : F.Notes)
+      ActualNotes.push_back(render(Note.Where, "note", Note.Message));
+  }
+  std::vector<std::string> ExpectedWarnings = Source->ExpectedWarnings;
+  std::vector<std::string> ExpectedNotes = Source->ExpectedNotes;
+  for (auto *List : {&ActualWarnings, &ExpectedWarnings, &ActualNotes,
+                     &ExpectedNotes})
+    std::sort(List->begin(), List->end());
+
+  EXPECT_EQ(ExpectedWarnings, ActualWarnings)
+      << "expected:\n"
+      << join(ExpectedWarnings) << "actual:\n"
+      << join(ActualWarnings);
+  if (Source->ComparesNotes)
+    EXPECT_EQ(ExpectedNotes, ActualNotes) << "expected notes:\n"
+                                          << join(ExpectedNotes)
+                                          << "actual notes:\n"
+                                          << join(ActualNotes);
+}
+
+std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
+  std::string Name = llvm::sys::path::filename(Info.param).str();
+  for (char &C : Name)
+    if (!std::isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  return Name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Testdata, AnnotatedChecksTest,
+                         ::testing::ValuesIn(annotatedSources()), testName);
+
+TEST(AnnotatedChecksTest, TestdataIsNotEmpty) {
+  // A glob that finds nothing would otherwise pass silently.
+  EXPECT_GE(annotatedSources().size(), 4u);
+}
+
+} // namespace
+} // namespace xfer::test

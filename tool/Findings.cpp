@@ -1,0 +1,84 @@
+//===--- Findings.cpp - diagnostics with resolved source positions --------===//
+
+#include "Findings.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <algorithm>
+#include <tuple>
+
+namespace xfer {
+
+const PositionResolver::FileLines *PositionResolver::load(llvm::StringRef File) {
+  auto [It, Inserted] = Files.try_emplace(File);
+  if (!Inserted)
+    return It->second.get();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(File);
+  if (!Buffer)
+    return nullptr;
+  auto Lines = std::make_unique<FileLines>();
+  Lines->Contents = (*Buffer)->getBuffer().str();
+  Lines->LineStarts.push_back(0);
+  for (unsigned I = 0; I < Lines->Contents.size(); ++I)
+    if (Lines->Contents[I] == '\n')
+      Lines->LineStarts.push_back(I + 1);
+  It->second = std::move(Lines);
+  return It->second.get();
+}
+
+SourcePosition PositionResolver::resolve(llvm::StringRef File,
+                                         unsigned Offset) {
+  SourcePosition Position{File.str(), Offset, 0, 0};
+  const FileLines *Lines = File.empty() ? nullptr : load(File);
+  if (!Lines)
+    return Position;
+  auto Next = std::upper_bound(Lines->LineStarts.begin(),
+                               Lines->LineStarts.end(), Offset);
+  unsigned LineIndex = static_cast<unsigned>(Next - Lines->LineStarts.begin());
+  Position.Line = LineIndex;
+  Position.Column = Offset - Lines->LineStarts[LineIndex - 1] + 1;
+  return Position;
+}
+
+llvm::StringRef PositionResolver::lineText(llvm::StringRef File,
+                                           unsigned Line) {
+  const FileLines *Lines = load(File);
+  if (!Lines || Line == 0 || Line > Lines->LineStarts.size())
+    return "";
+  unsigned Begin = Lines->LineStarts[Line - 1];
+  unsigned End = Line < Lines->LineStarts.size() ? Lines->LineStarts[Line] - 1
+                                                 : Lines->Contents.size();
+  return llvm::StringRef(Lines->Contents).slice(Begin, End).rtrim("\r");
+}
+
+std::vector<Finding>
+toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
+           PositionResolver &Resolver) {
+  std::vector<Finding> Findings;
+  for (const clang::tidy::ClangTidyError &Error : Errors) {
+    Finding F;
+    F.CheckName = Error.DiagnosticName;
+    F.Severity = Error.DiagLevel == clang::tooling::Diagnostic::Error ||
+                         Error.IsWarningAsError
+                     ? Finding::Level::Error
+                     : Finding::Level::Warning;
+    F.Where = Resolver.resolve(Error.Message.FilePath, Error.Message.FileOffset);
+    F.Message = Error.Message.Message;
+    for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
+      F.Notes.push_back(
+          {Resolver.resolve(Note.FilePath, Note.FileOffset), Note.Message});
+    for (const auto &[File, Replacements] : Error.Message.Fix)
+      for (const clang::tooling::Replacement &R : Replacements)
+        F.Fixes.push_back(R);
+    Findings.push_back(std::move(F));
+  }
+  std::stable_sort(Findings.begin(), Findings.end(),
+                   [](const Finding &A, const Finding &B) {
+                     return std::tie(A.Where.File, A.Where.Line,
+                                     A.Where.Column, A.CheckName) <
+                            std::tie(B.Where.File, B.Where.Line,
+                                     B.Where.Column, B.CheckName);
+                   });
+  return Findings;
+}
+
+} // namespace xfer

@@ -1,0 +1,64 @@
+//===--- Findings.h - diagnostics with resolved source positions ----------===//
+
+#ifndef XFER_TIDY_TOOL_FINDINGS_H
+#define XFER_TIDY_TOOL_FINDINGS_H
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "llvm/ADT/StringMap.h"
+#include <string>
+#include <vector>
+
+namespace xfer {
+
+/// A position in a source file; Line and Column are 1-based, Column counts
+/// bytes as clang does. Line 0 means no position (a command-line error).
+struct SourcePosition {
+  std::string File;
+  unsigned Offset = 0;
+  unsigned Line = 0;
+  unsigned Column = 0;
+};
+
+struct FindingNote {
+  SourcePosition Where;
+  std::string Message;
+};
+
+struct Finding {
+  std::string CheckName; // "xfer-sync-in-loop", "clang-diagnostic-error"
+  enum class Level { Warning, Error } Severity = Level::Warning;
+  SourcePosition Where;
+  std::string Message;
+  std::vector<FindingNote> Notes;
+  /// Replacements of the fix-it, if any.
+  std::vector<clang::tooling::Replacement> Fixes;
+
+  bool isCompilerDiagnostic() const {
+    return llvm::StringRef(CheckName).starts_with("clang-diagnostic-");
+  }
+};
+
+/// Resolves offsets to lines and columns, reading each file once.
+class PositionResolver {
+public:
+  SourcePosition resolve(llvm::StringRef File, unsigned Offset);
+  /// The text of line \p Line of \p File, without its newline.
+  llvm::StringRef lineText(llvm::StringRef File, unsigned Line);
+
+private:
+  struct FileLines {
+    std::string Contents;
+    std::vector<unsigned> LineStarts;
+  };
+  const FileLines *load(llvm::StringRef File);
+  llvm::StringMap<std::unique_ptr<FileLines>> Files;
+};
+
+/// Converts clang-tidy's errors, sorted by file, line, column and check.
+std::vector<Finding>
+toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
+           PositionResolver &Resolver);
+
+} // namespace xfer
+
+#endif // XFER_TIDY_TOOL_FINDINGS_H

@@ -1,0 +1,70 @@
+//===--- XferTidyRunner.h - runs the checks through clang-tidy's engine ---===//
+//
+// Owns the frontend action around clang-tidy's AST consumer factory, so that
+// NOLINT comments, .clang-tidy files, check options and fix export behave as
+// in clang-tidy, while xfer-tidy controls parsing: CUDA-specific command-line
+// adjustments, skipping device-only function bodies, and parallel runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_TOOL_XFERTIDYRUNNER_H
+#define XFER_TIDY_TOOL_XFERTIDYRUNNER_H
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include <string>
+#include <vector>
+
+namespace xfer {
+
+struct RunOptions {
+  /// Check globs given on the command line; empty keeps the configuration's
+  /// (.clang-tidy files, then the default "-*,xfer-*").
+  std::string Checks;
+  /// A YAML/JSON configuration that replaces .clang-tidy lookup, as
+  /// clang-tidy's --config.
+  std::string Config;
+  /// Extra compiler arguments, appended or prepended to every command.
+  std::vector<std::string> ExtraArgs;
+  std::vector<std::string> ExtraArgsBefore;
+  /// Clang's builtin headers; added unless a command names its own.
+  std::string ResourceDir;
+  /// Adjusts each compile command before parsing (nvcc translation, CUDA
+  /// host-analysis flags). May be null.
+  clang::tooling::ArgumentsAdjuster CommandAdjuster;
+  /// Skip the bodies of __device__/__global__-only functions: host-side
+  /// analysis never looks inside them, and clang 19 cannot always parse them
+  /// against newer CUDA toolkits.
+  bool SkipDeviceFunctionBodies = true;
+  /// Parallel translation units.
+  unsigned Jobs = 1;
+  /// Files served from memory, over the real file system: (path, contents).
+  std::vector<std::pair<std::string, std::string>> VirtualFiles;
+};
+
+/// What one run produced.
+struct RunResult {
+  /// Check findings and compiler diagnostics, as clang-tidy reports them
+  /// (NOLINT and check filters already applied).
+  std::vector<clang::tidy::ClangTidyError> Diagnostics;
+  /// Files whose translation unit had compiler errors.
+  std::vector<std::string> FilesWithErrors;
+  /// Names of the checks that were enabled.
+  std::vector<std::string> EnabledChecks;
+};
+
+/// The clang-tidy options every file starts from (checks "-*,xfer-*").
+clang::tidy::ClangTidyOptions defaultXferOptions();
+
+/// Runs the enabled xfer-* checks over \p Files with the commands in
+/// \p Database.
+RunResult runChecks(const clang::tooling::CompilationDatabase &Database,
+                    const std::vector<std::string> &Files,
+                    const RunOptions &Options);
+
+} // namespace xfer
+
+#endif // XFER_TIDY_TOOL_XFERTIDYRUNNER_H
