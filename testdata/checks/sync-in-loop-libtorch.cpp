@@ -11,10 +11,10 @@ void perIterationReadback(const torch::Tensor &W) {
     torch::Tensor Loss = X.matmul(W).mean();
     float Value = Loss.item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item<float>()' synchronizes with the GPU on each of 1000 iterations of the loop at line 9: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
     std::cout << Value << Loss << "\n";
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'printing a tensor' synchronizes with the GPU on each of 1000 iterations of the loop at line 9: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
   }
 }
 
@@ -64,33 +64,33 @@ void everySyncingOperation(Tensor T, at::Tensor Mask, int N) {
   auto G = T.to(torch::kCUDA);
   while (N-- > 0) {
     (void)G.item();
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'item()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'item()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
     (void)G.equal(G);
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'equal()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'equal()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
     (void)torch::allclose(G, G);
-    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'at::allclose()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'at::allclose()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
     (void)G.is_nonzero();
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'is_nonzero()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'is_nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
     auto Idx = G.nonzero();
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'nonzero()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-15]]:3: note: loop starts here
     auto Sel = at::masked_select(G, Mask);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'at::masked_select()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'at::masked_select()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
     auto Row = G[Idx];
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'operator[] with a tensor index' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'operator[] with a tensor index' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-21]]:3: note: loop starts here
     auto Unique = G.unique_consecutive();
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'unique_consecutive()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'unique_consecutive()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-24]]:3: note: loop starts here
     auto Scalar = G[0];      // an integer index stays on the device
     auto Sum = G.add(G) * 2; // queued, not waited for
     torch::cuda::synchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-29]]:3: note: loop starts here
     (void)Sel;
     (void)Row;
@@ -104,12 +104,12 @@ void everySyncingOperation(Tensor T, at::Tensor Mask, int N) {
 void otherLoops(const std::vector<torch::Tensor> &Batch) {
   for (const auto &T : Batch)
     (void)T.cuda().item<int>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 108: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 105: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
   int K = 0;
   do {
     (void)Batch[0].cuda().item<int>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 110: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
   } while (++K < 3);
   auto ReadOnce = [&] { return Batch[0].cuda().item<int>(); };
@@ -121,7 +121,7 @@ int findFirstPositive(const std::vector<torch::Tensor> &Values) {
   for (const auto &V : Values) {
     auto G = V.cuda();
     if (G.mean().item<float>() > 0.0f) { // condition: runs every iteration
-      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 124: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 121: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
       // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
       std::cout << G.sum().item<float>() << "\n";
       return 1;

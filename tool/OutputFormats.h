@@ -1,0 +1,33 @@
+//===--- OutputFormats.h - text, JSON and SARIF reports -------------------===//
+
+#ifndef XFER_TIDY_TOOL_OUTPUTFORMATS_H
+#define XFER_TIDY_TOOL_OUTPUTFORMATS_H
+
+#include "Findings.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <vector>
+
+namespace xfer {
+
+enum class OutputFormat { Text, Json, Sarif };
+
+/// clang-tidy's layout: "file:line:col: warning: message [check]", the
+/// source line and a caret, then the notes.
+void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+               PositionResolver &Resolver, bool Color);
+
+/// {"version": 1, "tool": ..., "findings": [...]}; see README.md.
+llvm::json::Value toJson(const std::vector<Finding> &Findings);
+
+/// A SARIF 2.1.0 log written with clang's SarifDocumentWriter. Notes become
+/// the steps of a code flow.
+llvm::json::Value toSarif(const std::vector<Finding> &Findings);
+
+/// The measured figures a cost note states, as JSON properties (empty
+/// object when the finding has no cost note).
+llvm::json::Object costProperties(const Finding &F);
+
+} // namespace xfer
+
+#endif // XFER_TIDY_TOOL_OUTPUTFORMATS_H
