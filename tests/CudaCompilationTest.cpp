@@ -96,8 +96,7 @@ TEST(CudaCompilationTest, KnowsClang19CudaArchitectures) {
 
 Args translate(const Args &Command, llvm::vfs::FileSystem &FS,
                llvm::StringRef WorkingDir = "/build") {
-  llvm::Expected<Args> Result =
-      translateNvccArguments(Command, FS, WorkingDir);
+  llvm::Expected<Args> Result = translateNvccArguments(Command, FS, WorkingDir);
   if (!Result) {
     ADD_FAILURE() << llvm::toString(Result.takeError());
     return {};
@@ -107,15 +106,17 @@ Args translate(const Args &Command, llvm::vfs::FileSystem &FS,
 
 struct TranslationCase {
   const char *Family;
-  Args NvccArgs; // Without argv[0] and the source file.
+  Args NvccArgs;  // Without argv[0] and the source file.
   Args ClangArgs; // Without argv[0], the source file and -c.
 };
 
 TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
   const TranslationCase Cases[] = {
-      {"defines", {"-DA", "-D", "B=1", "--define-macro=C", "-D=D"},
+      {"defines",
+       {"-DA", "-D", "B=1", "--define-macro=C", "-D=D"},
        {"-DA", "-DB=1", "-DC", "-DD"}},
-      {"undefines", {"-UA", "-U", "B", "--undefine-macro", "C"},
+      {"undefines",
+       {"-UA", "-U", "B", "--undefine-macro", "C"},
        {"-UA", "-UB", "-UC"}},
       {"include paths",
        {"-I/a", "-I", "/b", "--include-path=/c", "--include-path", "/d"},
@@ -123,7 +124,8 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
       {"system includes",
        {"-isystem", "/a", "-isystem=/b", "--system-include=/c"},
        {"-isystem", "/a", "-isystem", "/b", "-isystem", "/c"}},
-      {"pre-include", {"-include", "pch.h", "--pre-include=first.h"},
+      {"pre-include",
+       {"-include", "pch.h", "--pre-include=first.h"},
        {"-include", "pch.h", "-include", "first.h"}},
       {"standard, -std=", {"-std=c++17"}, {"-std=c++17"}},
       {"standard, --std ", {"--std", "c++20"}, {"-std=c++20"}},
@@ -132,10 +134,11 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
       {"optimisation, separate", {"-O", "2"}, {"-O2"}},
       {"optimisation, long", {"--optimize=1"}, {"-O1"}},
       {"host debug info", {"-g", "--debug"}, {"-g", "-g"}},
-      {"device debug info", {"-G", "--device-debug", "-lineinfo",
-                             "--generate-line-info"},
+      {"device debug info",
+       {"-G", "--device-debug", "-lineinfo", "--generate-line-info"},
        {}},
-      {"machine", {"-m64", "--machine", "64", "-m=32"},
+      {"machine",
+       {"-m64", "--machine", "64", "-m=32"},
        {"-m64", "-m64", "-m32"}},
       {"language cu", {"-x", "cu"}, {}},
       {"experimental flags",
@@ -147,7 +150,8 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
         "--maxrregcount=64", "-ftz=true", "--prec-div", "false"},
        {}},
       {"relocatable device code",
-       {"-rdc=true", "--relocatable-device-code", "true", "-ewp"}, {}},
+       {"-rdc=true", "--relocatable-device-code", "true", "-ewp"},
+       {}},
       {"device compile implies -c", {"-dc"}, {"-c"}},
       {"forwarding to other tools",
        {"-Xptxas", "-v", "-Xptxas=-O3,-v", "-Xcudafe", "--diag_suppress=177",
@@ -159,18 +163,20 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
         "-allow-unsupported-compiler"},
        {}},
       {"nvcc diagnostics",
-       {"--diag-suppress=20012,20014", "-diag-suppress", "177",
-        "--diag-warn=1", "-Werror=all-warnings", "-Werror",
-        "cross-execution-space-call,reorder", "--Werror", "all-warnings",
-        "-Wno-deprecated-gpu-targets", "--display-error-number", "-w"},
+       {"--diag-suppress=20012,20014", "-diag-suppress", "177", "--diag-warn=1",
+        "-Werror=all-warnings", "-Werror", "cross-execution-space-call,reorder",
+        "--Werror", "all-warnings", "-Wno-deprecated-gpu-targets",
+        "--display-error-number", "-w"},
        {}},
       {"diagnostics both understand",
        {"-Wno-deprecated-declarations", "--Wreorder"},
        {"-Wno-deprecated-declarations", "-Wreorder"}},
       {"host -Werror", {"-Werror"}, {"-Werror"}},
-      {"default stream per thread", {"--default-stream", "per-thread"},
+      {"default stream per thread",
+       {"--default-stream", "per-thread"},
        {"-fgpu-default-stream=per-thread"}},
-      {"default stream legacy", {"-default-stream=legacy"},
+      {"default stream legacy",
+       {"-default-stream=legacy"},
        {"-fgpu-default-stream=legacy"}},
       {"forward unknown",
        {"--forward-unknown-to-host-compiler",
@@ -184,10 +190,12 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
        {"-M", "-MD", "-MMD", "-MP", "-MT", "a.cu.o", "-MF", "a.cu.o.d",
         "--dependency-output=x.d", "--generate-nonsystem-dependencies"},
        {}},
-      {"threads", {"--threads", "4", "-t", "0", "-t=2", "--split-compile=8"},
+      {"threads",
+       {"--threads", "4", "-t", "0", "-t=2", "--split-compile=8"},
        {}},
-      {"linking", {"-lcudart", "-L/usr/lib", "--library", "m", "-shared",
-                   "-cudart", "static", "--cudart=shared"},
+      {"linking",
+       {"-lcudart", "-L/usr/lib", "--library", "m", "-shared", "-cudart",
+        "static", "--cudart=shared"},
        {}},
       {"output", {"-o", "a.o"}, {"-o", "a.o"}},
       {"output, long", {"--output-file=b.o"}, {"-o", "b.o"}},
@@ -198,8 +206,7 @@ TEST(CudaCompilationTest, TranslatesNvccOptionFamilies) {
        {"-DKEPT"}},
       {"forwarded host flags clang knows",
        {"-fPIC", "-Wall", "-fvisibility=hidden", "-pthread", "-march=native"},
-       {"-fPIC", "-Wall", "-fvisibility=hidden", "-pthread",
-        "-march=native"}},
+       {"-fPIC", "-Wall", "-fvisibility=hidden", "-pthread", "-march=native"}},
       {"forwarded host flags clang rejects", {"-fno-gnu-unique"}, {}},
       {"forwarded host flag with separate value",
        {"-iquote", "/q", "-Xclang", "-fno-validate-pch"},
@@ -354,13 +361,13 @@ TEST(CudaCompilationTest, ReadsOptionsFilesRelativeToWorkingDir) {
                                                "-gencode arch=compute_80,"
                                                "code=sm_80"));
   FS->addFile("/abs/more.rsp", 0, llvm::MemoryBuffer::getMemBuffer("-DMORE"));
-  EXPECT_EQ(join(translate({"nvcc", "-DBEFORE", "--options-file",
-                            "includes.rsp", "-optf=/abs/more.rsp", "-DAFTER",
-                            "-c", "a.cu"},
-                           *FS)),
-            join({"clang++", "-DBEFORE", "-I/src/dir with space", "-isystem",
-                  "/dep", "-DFROM_FILE=1", "-DQUOTED=a b", "-fPIC", "-DMORE",
-                  "-DAFTER", "-c", "a.cu", "--cuda-gpu-arch=sm_80"}));
+  EXPECT_EQ(
+      join(translate({"nvcc", "-DBEFORE", "--options-file", "includes.rsp",
+                      "-optf=/abs/more.rsp", "-DAFTER", "-c", "a.cu"},
+                     *FS)),
+      join({"clang++", "-DBEFORE", "-I/src/dir with space", "-isystem", "/dep",
+            "-DFROM_FILE=1", "-DQUOTED=a b", "-fPIC", "-DMORE", "-DAFTER", "-c",
+            "a.cu", "--cuda-gpu-arch=sm_80"}));
   // nvcc takes comma-separated lists of options files too.
   EXPECT_EQ(
       join(translate({"nvcc", "-optf", "nested/defs.rsp,/abs/more.rsp"}, *FS)),
@@ -392,8 +399,7 @@ TEST(CudaCompilationTest, ReportsOptionsFileCycle) {
 class FakeToolkit {
 public:
   FakeToolkit(bool WithCccl, bool WithTextureFetchHeader) {
-    EXPECT_FALSE(
-        llvm::sys::fs::createUniqueDirectory("xfer-fake-cuda", Root));
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("xfer-fake-cuda", Root));
     add("include/cuda_runtime.h");
     add("include/texture_indirect_functions.h");
     add("include/curand_mtgp32_kernel.h");
@@ -444,9 +450,8 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
 
 TEST(CudaCompilationTest, HostAnalysisFlagsForUnknownToolkit) {
   EXPECT_EQ(join(cudaHostAnalysisFlags({""})),
-            join({"--cuda-host-only", "-nocudalib",
-                  "-Wno-unknown-cuda-version", "-idirafter",
-                  CudaCompatHeaderDir.str()}));
+            join({"--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version",
+                  "-idirafter", CudaCompatHeaderDir.str()}));
 }
 
 TEST(CudaCompilationTest, ServesCompatHeadersFromMemory) {
@@ -454,21 +459,20 @@ TEST(CudaCompilationTest, ServesCompatHeadersFromMemory) {
   addCudaCompatHeaders(FS);
   addCudaCompatHeaders(FS, "/elsewhere");
   for (llvm::StringRef Header : cudaCompatHeaderNames()) {
-    for (llvm::StringRef Dir :
-         {llvm::StringRef(CudaCompatHeaderDir), llvm::StringRef("/elsewhere")}) {
+    for (llvm::StringRef Dir : {llvm::StringRef(CudaCompatHeaderDir),
+                                llvm::StringRef("/elsewhere")}) {
       llvm::SmallString<128> Path(Dir);
       llvm::sys::path::append(Path, Header);
       EXPECT_TRUE(FS.exists(Path)) << Path.str().str();
     }
   }
-  EXPECT_TRUE(llvm::is_contained(cudaCompatHeaderNames(),
-                                 "texture_fetch_functions.h"));
+  EXPECT_TRUE(
+      llvm::is_contained(cudaCompatHeaderNames(), "texture_fetch_functions.h"));
 }
 
 class ScopedEnvironment {
 public:
-  explicit ScopedEnvironment(const char *Name, const char *Value)
-      : Name(Name) {
+  explicit ScopedEnvironment(const char *Name, const char *Value) : Name(Name) {
     if (const char *Old = std::getenv(Name))
       Saved = Old;
     if (Value)
@@ -546,8 +550,8 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
             join(Expected));
 
   // A command naming its toolkit keeps it.
-  Args Adjusted = Adjust({"clang++", "--cuda-path=/opt/cuda", "/src/e.cu"},
-                         "/src/e.cu");
+  Args Adjusted =
+      Adjust({"clang++", "--cuda-path=/opt/cuda", "/src/e.cu"}, "/src/e.cu");
   EXPECT_TRUE(llvm::is_contained(Adjusted, "--cuda-path=/opt/cuda"));
   EXPECT_EQ(llvm::count(Adjusted, "--cuda-path=/opt/cuda"), 2);
   EXPECT_TRUE(Errors->empty());

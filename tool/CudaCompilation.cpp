@@ -215,8 +215,7 @@ constexpr NvccOption NvccOptions[] = {
      NvccAction::Drop},
     {"restrict", "restrict", false, NvccAction::Drop},
     {"source-in-ptx", "src-in-ptx", false, NvccAction::Drop},
-    {"keep-device-functions", "keep-device-functions", false,
-     NvccAction::Drop},
+    {"keep-device-functions", "keep-device-functions", false, NvccAction::Drop},
     {"jump-table-density", "jtd", true, NvccAction::Drop},
     {"device-stack-protector", "device-stack-protector", true,
      NvccAction::Drop},
@@ -242,8 +241,7 @@ constexpr NvccOption NvccOptions[] = {
     {"extended-lambda", "extended-lambda", false, NvccAction::Drop},
     {"no-host-device-initializer-list", "nohdinitlist", false,
      NvccAction::Drop},
-    {"no-host-device-move-forward", "nohdmoveforward", false,
-     NvccAction::Drop},
+    {"no-host-device-move-forward", "nohdmoveforward", false, NvccAction::Drop},
 
     // Diagnostics of nvcc's own front end.
     {"disable-warnings", "w", false, NvccAction::Drop},
@@ -295,11 +293,13 @@ constexpr StringRef JoinableShortOptions = "DUILlO";
 
 // Values of nvcc's -Werror, which otherwise reads like the host flag.
 bool isNvccWerrorKindList(StringRef Value) {
-  static const llvm::StringSet<> Kinds = {
-      "all-warnings",          "cross-execution-space-call",
-      "reorder",               "default-stream-launch",
-      "missing-launch-bounds", "ext-lambda-captures-this",
-      "deprecated-declarations"};
+  static const llvm::StringSet<> Kinds = {"all-warnings",
+                                          "cross-execution-space-call",
+                                          "reorder",
+                                          "default-stream-launch",
+                                          "missing-launch-bounds",
+                                          "ext-lambda-captures-this",
+                                          "deprecated-declarations"};
   llvm::SmallVector<StringRef, 4> Parts;
   Value.split(Parts, ',');
   return llvm::all_of(Parts,
@@ -308,8 +308,8 @@ bool isNvccWerrorKindList(StringRef Value) {
 
 bool looksLikeInputFile(StringRef Arg) {
   static const llvm::StringSet<> Extensions = {
-      ".cu", ".cuh", ".c",   ".cc", ".cpp", ".cxx", ".c++", ".h",   ".hpp",
-      ".o",  ".obj", ".a",   ".so", ".lib", ".ptx", ".cubin", ".fatbin"};
+      ".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".c++",   ".h",     ".hpp",
+      ".o",  ".obj", ".a", ".so", ".lib", ".ptx", ".cubin", ".fatbin"};
   return Extensions.contains(llvm::sys::path::extension(Arg).lower());
 }
 
@@ -428,8 +428,7 @@ llvm::Error NvccTranslator::translate(llvm::ArrayRef<std::string> Args,
           Value = Joined;
       }
     }
-    if (!Option && !IsLongForm &&
-        JoinableShortOptions.contains(Body.front())) {
+    if (!Option && !IsLongForm && JoinableShortOptions.contains(Body.front())) {
       Option = findNvccOption(Body.take_front(1), false);
       Value = Body.drop_front(1);
     }
@@ -660,10 +659,9 @@ llvm::Error NvccTranslator::readOptionsFiles(StringRef FileList,
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
         FS.getBufferForFile(Path);
     if (!Buffer)
-      return llvm::createStringError(Buffer.getError(),
-                                     "cannot read nvcc options file '%s': %s",
-                                     Path.c_str(),
-                                     Buffer.getError().message().c_str());
+      return llvm::createStringError(
+          Buffer.getError(), "cannot read nvcc options file '%s': %s",
+          Path.c_str(), Buffer.getError().message().c_str());
     llvm::BumpPtrAllocator Allocator;
     llvm::StringSaver Saver(Allocator);
     llvm::SmallVector<const char *, 16> Tokens;
@@ -777,8 +775,7 @@ std::vector<std::string> missingCudaWrapperHeaders(StringRef CudaPath) {
   return Missing;
 }
 
-std::vector<std::string>
-cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
+std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
   // -nocudalib: host-only parsing never links libdevice, and without it clang
   // rejects toolkits that ship headers only.
   std::vector<std::string> Flags = {"--cuda-host-only"};
@@ -801,7 +798,8 @@ cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
 
   // Unknown toolkits get the stand-ins too: they are searched last, so they
   // only ever replace a header that does not exist.
-  if (Setup.CudaPath.empty() || !missingCudaWrapperHeaders(Setup.CudaPath).empty()) {
+  if (Setup.CudaPath.empty() ||
+      !missingCudaWrapperHeaders(Setup.CudaPath).empty()) {
     Flags.push_back("-idirafter");
     Flags.push_back(CudaCompatHeaderDir.str());
   }
@@ -865,8 +863,8 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
     return Arg == "-x" || Arg.starts_with("--language") ||
            (Arg.starts_with("-x") && Arg.size() > 2);
   });
-  if (!HasLanguage && llvm::sys::path::extension(File).equals_insensitive(
-                          ".cuh")) {
+  if (!HasLanguage &&
+      llvm::sys::path::extension(File).equals_insensitive(".cuh")) {
     auto Position = Result.empty() ? Result.end() : Result.begin() + 1;
     Result.insert(Position, {"-x", "cuda"});
   }

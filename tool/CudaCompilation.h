@@ -128,11 +128,10 @@ private:
 /// command's directory before adjusting. Append it after ClangTool's default
 /// adjusters. A command that cannot be translated is passed on unchanged (so
 /// it fails visibly in the driver) and the reason is added to \p Errors.
-clang::tooling::ArgumentsAdjuster
-makeCudaArgumentsAdjuster(CudaAnalysisSetup Setup,
-                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
-                              nullptr,
-                          std::shared_ptr<CudaCommandErrors> Errors = nullptr);
+clang::tooling::ArgumentsAdjuster makeCudaArgumentsAdjuster(
+    CudaAnalysisSetup Setup,
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = nullptr,
+    std::shared_ptr<CudaCommandErrors> Errors = nullptr);
 
 } // namespace xfer
 
