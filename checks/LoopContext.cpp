@@ -156,6 +156,27 @@ const CallExpr *algorithmTakingLambda(const LambdaExpr *Lambda,
   return nullptr;
 }
 
+/// Like parentStmt, but a lambda body leads to its LambdaExpr (the parent
+/// map files the body under the lambda's call operator).
+const Stmt *parentStmtOrLambda(const Stmt *S, ASTContext &Ctx) {
+  if (const Stmt *P = parentStmt(S, Ctx))
+    return P;
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  for (int Depth = 0; !Parents.empty() && Depth < 4; ++Depth) {
+    if (const auto *Lambda = Parents[0].get<LambdaExpr>())
+      return Lambda;
+    const auto *Method = Parents[0].get<CXXMethodDecl>();
+    const auto *Record = Parents[0].get<CXXRecordDecl>();
+    if (Method && Method->getParent()->isLambda())
+      Parents = Ctx.getParents(*Method);
+    else if (Record && Record->isLambda())
+      Parents = Ctx.getParents(*Record);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 /// The first loop inside \p Body that does not hold \p S.
 class SiblingLoopFinder : public RecursiveASTVisitor<SiblingLoopFinder> {
 public:
@@ -241,7 +262,8 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   ExecutionFrequency Result;
   Guard Strongest;
   const Stmt *Child = S;
-  for (const Stmt *P = parentStmt(S, Ctx); P; P = parentStmt(Child, Ctx)) {
+  for (const Stmt *P = parentStmtOrLambda(S, Ctx); P;
+       P = parentStmtOrLambda(Child, Ctx)) {
     bool BeforeFirstLoop = Result.Loops.empty();
     if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P)) {
       Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});

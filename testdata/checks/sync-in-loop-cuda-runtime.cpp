@@ -1,0 +1,91 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop
+#include <cuda_runtime.h>
+
+void launchWork(float *Data, int N);
+
+void perIterationSyncs(float *Data, cudaStream_t Stream, cudaEvent_t Done) {
+  for (int Step = 0; Step < 100; ++Step) {
+    launchWork(Data, 1024);
+    cudaDeviceSynchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    cudaStreamSynchronize(Stream);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    cudaEventSynchronize(Done);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaEventSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    cudaThreadSynchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaThreadSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-13]]:3: note: loop starts here
+  }
+}
+
+// cudaMalloc/cudaFree synchronize the device: allocate once, outside.
+void scratchPerIteration(int Iters) {
+  for (int I = 0; I < Iters; ++I) {
+    float *Scratch = nullptr;
+    cudaMalloc((void **)&Scratch, 4096);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    launchWork(Scratch, 1024);
+    cudaFree(Scratch);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+  }
+}
+
+// Negatives: once outside the loop, and every N iterations.
+void fixedPatterns(float *Data, int Iters, int CheckEvery) {
+  float *Scratch = nullptr;
+  cudaMalloc((void **)&Scratch, 4096);
+  for (int I = 0; I < Iters; ++I) {
+    launchWork(Data, 1024);
+    if (I % CheckEvery == 0)
+      cudaDeviceSynchronize();
+    if (!(I % 64))
+      cudaDeviceSynchronize();
+  }
+  cudaDeviceSynchronize();
+  cudaFree(Scratch);
+}
+
+// Nested loops multiply; a sync between an inner loop's runs is per epoch.
+void epochs() {
+  for (int Epoch = 0; Epoch < 10; ++Epoch) {
+    for (int Batch = 0; Batch < 50; ++Batch) {
+      cudaDeviceSynchronize();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 500 iterations of the nested loops at lines 56 and 57: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
+    }
+    cudaDeviceSynchronize(); // once per epoch, after 50 batches
+  }
+}
+
+// std::for_each with a lambda is a loop too.
+#include <algorithm>
+#include <vector>
+void algorithms(std::vector<float *> &Buffers) {
+  std::for_each(Buffers.begin(), Buffers.end(), [](float *Buffer) {
+    launchWork(Buffer, 16);
+    cudaDeviceSynchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the std::for_each at line 70: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: std::for_each starts here
+  });
+}
+
+// NOLINT works as in clang-tidy.
+void suppressed() {
+  while (true) {
+    cudaDeviceSynchronize(); // NOLINT(xfer-sync-in-loop)
+    // NOLINTNEXTLINE(xfer-*)
+    cudaDeviceSynchronize();
+    // NOLINTBEGIN(xfer-sync-in-loop)
+    cudaDeviceSynchronize();
+    // NOLINTEND(xfer-sync-in-loop)
+    cudaDeviceSynchronize(); // NOLINT(some-other-check)
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+  }
+}
