@@ -1,0 +1,700 @@
+//===- CudaBenchmarks.cu - CUDA runtime patterns of xfer-bench ------------===//
+//
+// Part of xfer-tidy.
+//
+//===----------------------------------------------------------------------===//
+//
+// Host-blocking costs are timed with std::chrono::steady_clock around the
+// call; device timelines (graph replay, the spin kernel) with CUDA events.
+// Every transfer walks through a large arena (rotatingOffset) so that
+// neither CPU nor GPU caches hold the data from the previous repetition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Benchmarks.h"
+#include "CudaCheck.h"
+#include "benchcore/HostTiming.h"
+#include "benchcore/Sweep.h"
+#include "reference-loops/CudaReadbackLoop.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <vector>
+
+namespace xferbench {
+namespace {
+
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB;
+
+__global__ void emptyKernel() {}
+
+__global__ void tinyKernel(float *Value) {
+  if (threadIdx.x == 0 && blockIdx.x == 0)
+    *Value += 1.0f;
+}
+
+__device__ unsigned long long globalTimerNs() {
+  unsigned long long Time;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(Time));
+  return Time;
+}
+
+/// One thread spins for \p DurationNs of wall time, then bumps *Sink so the
+/// readback variant has a result that depends on the kernel. The clock64
+/// bound (two cycles per ns at most four times over) only guarantees that
+/// the kernel ends even if the global timer were stuck.
+__global__ void spinKernel(unsigned long long DurationNs, float *Sink) {
+  const unsigned long long Start = globalTimerNs();
+  const long long StartCycles = clock64();
+  const long long CycleBound = (long long)DurationNs * 8 + 100000;
+  while (globalTimerNs() - Start < DurationNs &&
+         clock64() - StartCycles < CycleBound) {
+  }
+  if (threadIdx.x == 0)
+    *Sink += 1.0f;
+}
+
+/// Owns the buffers every group shares.
+struct Buffers {
+  size_t ArenaBytes = 0;
+  unsigned char *Device = nullptr;
+  unsigned char *Pinned = nullptr;
+  std::vector<unsigned char> Pageable;
+  float *DeviceValue = nullptr;
+  cudaStream_t Stream = nullptr;
+
+  explicit Buffers(size_t ArenaBytes) : ArenaBytes(ArenaBytes) {
+    XFER_CUDA_CHECK(cudaMalloc(&Device, ArenaBytes));
+    XFER_CUDA_CHECK(cudaMemset(Device, 0x5a, ArenaBytes));
+    XFER_CUDA_CHECK(cudaHostAlloc(&Pinned, ArenaBytes, cudaHostAllocDefault));
+    std::memset(Pinned, 0x3c, ArenaBytes);
+    // Touch every page now so page faults stay out of the timings.
+    Pageable.assign(ArenaBytes, 0x7e);
+    XFER_CUDA_CHECK(cudaMalloc(&DeviceValue, sizeof(float)));
+    XFER_CUDA_CHECK(cudaMemset(DeviceValue, 0, sizeof(float)));
+    // A blocking stream: the legacy default stream (plain cudaMemcpy)
+    // orders after its work, as in ordinary user code.
+    XFER_CUDA_CHECK(cudaStreamCreate(&Stream));
+    XFER_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  ~Buffers() {
+    XFER_CUDA_CHECK(cudaStreamDestroy(Stream));
+    XFER_CUDA_CHECK(cudaFree(DeviceValue));
+    XFER_CUDA_CHECK(cudaFreeHost(Pinned));
+    XFER_CUDA_CHECK(cudaFree(Device));
+  }
+  Buffers(const Buffers &) = delete;
+  Buffers &operator=(const Buffers &) = delete;
+
+  float readValue() const {
+    float Value = 0;
+    XFER_CUDA_CHECK(cudaMemcpy(&Value, DeviceValue, sizeof(float),
+                               cudaMemcpyDeviceToHost));
+    return Value;
+  }
+  void resetValue() const {
+    XFER_CUDA_CHECK(cudaMemset(DeviceValue, 0, sizeof(float)));
+    XFER_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+};
+
+double eventElapsedUs(cudaEvent_t Start, cudaEvent_t Stop) {
+  float Ms = 0;
+  XFER_CUDA_CHECK(cudaEventElapsedTime(&Ms, Start, Stop));
+  return double(Ms) * 1000.0;
+}
+
+/// Large transfers need fewer repetitions and warm-ups to be stable.
+RepetitionPolicy transferPolicy(const BenchSession &Session, uint64_t Bytes) {
+  if (Bytes >= 16 * MiB)
+    return Session.policy(/*BudgetMs=*/150, /*MinReps=*/10, /*MaxReps=*/200,
+                          /*Warmup=*/2);
+  return Session.policy(/*BudgetMs=*/150, /*MinReps=*/30, /*MaxReps=*/3000,
+                        /*Warmup=*/10);
+}
+
+std::vector<uint64_t> transferSizes(const BenchSession &Session) {
+  return Session.quick() ? geometricSizes(4, 64 * MiB, 16)
+                         : geometricSizes(4, 256 * MiB, 4);
+}
+
+//===----------------------------------------------------------------------===//
+// Blocking cudaMemcpy, pageable and pinned, both directions.
+//===----------------------------------------------------------------------===//
+
+void measureBlockingCopies(BenchSession &Session, Buffers &B) {
+  struct Variant {
+    const char *Id;
+    cudaMemcpyKind Kind;
+    bool PinnedHost;
+  };
+  const Variant Variants[] = {
+      {"cuda.memcpy_d2h.pageable", cudaMemcpyDeviceToHost, false},
+      {"cuda.memcpy_d2h.pinned", cudaMemcpyDeviceToHost, true},
+      {"cuda.memcpy_h2d.pageable", cudaMemcpyHostToDevice, false},
+      {"cuda.memcpy_h2d.pinned", cudaMemcpyHostToDevice, true},
+  };
+  for (const Variant &V : Variants) {
+    if (!Session.wants(V.Id))
+      continue;
+    LatencyPattern Pattern;
+    Pattern.Id = V.Id;
+    Pattern.Description =
+        std::string("blocking cudaMemcpy ") +
+        (V.Kind == cudaMemcpyDeviceToHost ? "device->host" : "host->device") +
+        " with a " + (V.PinnedHost ? "pinned" : "pageable") +
+        " host buffer, idle device; host time until the call returns";
+    Pattern.Sized = true;
+    unsigned char *Host = V.PinnedHost ? B.Pinned : B.Pageable.data();
+    for (uint64_t Bytes : transferSizes(Session)) {
+      size_t Rep = 0;
+      SampleSummary S = collectSamples(transferPolicy(Session, Bytes), [&] {
+        size_t Offset = rotatingOffset(Rep++, Bytes, B.ArenaBytes);
+        unsigned char *Dst = V.Kind == cudaMemcpyDeviceToHost
+                                 ? Host + Offset
+                                 : B.Device + Offset;
+        const unsigned char *Src = V.Kind == cudaMemcpyDeviceToHost
+                                       ? B.Device + Offset
+                                       : Host + Offset;
+        double Start = nowUs();
+        XFER_CUDA_CHECK(cudaMemcpy(Dst, Src, Bytes, V.Kind));
+        return nowUs() - Start;
+      });
+      Pattern.Points.push_back({Bytes, S});
+    }
+    Session.record(std::move(Pattern));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// cudaMemcpyAsync: how long until the call returns.
+//===----------------------------------------------------------------------===//
+
+void measureAsyncCopyReturn(BenchSession &Session, Buffers &B) {
+  struct Variant {
+    const char *Id;
+    cudaMemcpyKind Kind;
+    bool PinnedHost;
+  };
+  const Variant Variants[] = {
+      {"cuda.memcpy_async_h2d.pageable_return", cudaMemcpyHostToDevice, false},
+      {"cuda.memcpy_async_h2d.pinned_return", cudaMemcpyHostToDevice, true},
+      {"cuda.memcpy_async_d2h.pageable_return", cudaMemcpyDeviceToHost, false},
+      {"cuda.memcpy_async_d2h.pinned_return", cudaMemcpyDeviceToHost, true},
+  };
+  for (const Variant &V : Variants) {
+    if (!Session.wants(V.Id))
+      continue;
+    LatencyPattern Pattern;
+    Pattern.Id = V.Id;
+    Pattern.Description =
+        std::string("host time for cudaMemcpyAsync ") +
+        (V.Kind == cudaMemcpyDeviceToHost ? "device->host" : "host->device") +
+        " on a stream to return, " + (V.PinnedHost ? "pinned" : "pageable") +
+        " host buffer (the copy is then awaited outside the timing)";
+    Pattern.Sized = true;
+    unsigned char *Host = V.PinnedHost ? B.Pinned : B.Pageable.data();
+    for (uint64_t Bytes : transferSizes(Session)) {
+      size_t Rep = 0;
+      SampleSummary S = collectSamples(transferPolicy(Session, Bytes), [&] {
+        size_t Offset = rotatingOffset(Rep++, Bytes, B.ArenaBytes);
+        unsigned char *Dst = V.Kind == cudaMemcpyDeviceToHost
+                                 ? Host + Offset
+                                 : B.Device + Offset;
+        const unsigned char *Src = V.Kind == cudaMemcpyDeviceToHost
+                                       ? B.Device + Offset
+                                       : Host + Offset;
+        double Start = nowUs();
+        XFER_CUDA_CHECK(cudaMemcpyAsync(Dst, Src, Bytes, V.Kind, B.Stream));
+        double Elapsed = nowUs() - Start;
+        XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+        return Elapsed;
+      });
+      Pattern.Points.push_back({Bytes, S});
+    }
+    Session.record(std::move(Pattern));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronization calls, idle and right after a tiny kernel.
+//===----------------------------------------------------------------------===//
+
+void measureSyncs(BenchSession &Session, Buffers &B) {
+  cudaEvent_t Event;
+  XFER_CUDA_CHECK(cudaEventCreate(&Event));
+  const RepetitionPolicy Policy = Session.policy(
+      /*BudgetMs=*/200, /*MinReps=*/200, /*MaxReps=*/20000, /*Warmup=*/50);
+
+  enum class Call { Device, Stream, Event };
+  auto Sync = [&](Call C) {
+    switch (C) {
+    case Call::Device:
+      XFER_CUDA_CHECK(cudaDeviceSynchronize());
+      break;
+    case Call::Stream:
+      XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+      break;
+    case Call::Event:
+      XFER_CUDA_CHECK(cudaEventSynchronize(Event));
+      break;
+    }
+  };
+  struct Variant {
+    const char *Id;
+    Call C;
+    bool AfterKernel;
+    const char *Description;
+  };
+  const Variant Variants[] = {
+      {"cuda.device_synchronize", Call::Device, true,
+       "cudaDeviceSynchronize right after launching a tiny kernel; host "
+       "time of the sync call alone (includes waiting for that kernel)"},
+      {"cuda.device_synchronize.idle", Call::Device, false,
+       "cudaDeviceSynchronize on an idle device"},
+      {"cuda.stream_synchronize", Call::Stream, true,
+       "cudaStreamSynchronize right after launching a tiny kernel on the "
+       "stream; host time of the sync call alone"},
+      {"cuda.stream_synchronize.idle", Call::Stream, false,
+       "cudaStreamSynchronize on an idle stream"},
+      {"cuda.event_synchronize", Call::Event, true,
+       "cudaEventSynchronize on an event recorded right after a tiny "
+       "kernel; host time of the sync call alone"},
+      {"cuda.event_synchronize.idle", Call::Event, false,
+       "cudaEventSynchronize on an event that has completed"},
+  };
+  for (const Variant &V : Variants) {
+    if (!Session.wants(V.Id))
+      continue;
+    SampleSummary S = collectSamples(Policy, [&] {
+      if (V.AfterKernel) {
+        tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+        XFER_CUDA_CHECK_LAUNCH();
+      }
+      if (V.C == Call::Event)
+        XFER_CUDA_CHECK(cudaEventRecord(Event, B.Stream));
+      if (!V.AfterKernel)
+        XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+      double Start = nowUs();
+      Sync(V.C);
+      return nowUs() - Start;
+    });
+    LatencyPattern Pattern;
+    Pattern.Id = V.Id;
+    Pattern.Description = V.Description;
+    Pattern.Points.push_back({std::nullopt, S});
+    Session.record(std::move(Pattern));
+  }
+
+  if (Session.wants("cuda.launch_sync_round_trip")) {
+    SampleSummary S = collectSamples(Policy, [&] {
+      double Start = nowUs();
+      tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+      XFER_CUDA_CHECK_LAUNCH();
+      XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+      return nowUs() - Start;
+    });
+    LatencyPattern Pattern;
+    Pattern.Id = "cuda.launch_sync_round_trip";
+    Pattern.Description = "launch a tiny kernel and cudaStreamSynchronize: "
+                          "host time of both calls together";
+    Pattern.Points.push_back({std::nullopt, S});
+    Session.record(std::move(Pattern));
+  }
+  XFER_CUDA_CHECK(cudaEventDestroy(Event));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel launch overhead and cudaMalloc/cudaFree.
+//===----------------------------------------------------------------------===//
+
+void measureLaunchAndAllocation(BenchSession &Session, Buffers &B) {
+  if (Session.wants("cuda.kernel_launch")) {
+    constexpr int LaunchesPerSample = 1000;
+    SampleSummary S = collectSamples(
+        Session.policy(/*BudgetMs=*/300, /*MinReps=*/20, /*MaxReps=*/200,
+                       /*Warmup=*/3),
+        [&] {
+          double Start = nowUs();
+          for (int I = 0; I < LaunchesPerSample; ++I)
+            emptyKernel<<<1, 1, 0, B.Stream>>>();
+          double Elapsed = nowUs() - Start;
+          XFER_CUDA_CHECK_LAUNCH();
+          XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+          return Elapsed / LaunchesPerSample;
+        });
+    LatencyPattern Pattern;
+    Pattern.Id = "cuda.kernel_launch";
+    Pattern.Description = "host time per launch of an empty <<<1,1>>> kernel, "
+                          "launched back to back on one stream";
+    Pattern.Params = JsonValue::object();
+    Pattern.Params.set("launches_per_sample", LaunchesPerSample);
+    Pattern.Points.push_back({std::nullopt, S});
+    Session.record(std::move(Pattern));
+  }
+
+  if (Session.wants("cuda.malloc_free")) {
+    LatencyPattern Pattern;
+    Pattern.Id = "cuda.malloc_free";
+    Pattern.Description = "cudaMalloc followed by cudaFree of the same size; "
+                          "host time of the pair";
+    Pattern.Sized = true;
+    for (uint64_t Bytes : transferSizes(Session)) {
+      SampleSummary S = collectSamples(
+          Session.policy(/*BudgetMs=*/100, /*MinReps=*/10, /*MaxReps=*/500,
+                         /*Warmup=*/3),
+          [&] {
+            void *Pointer = nullptr;
+            double Start = nowUs();
+            XFER_CUDA_CHECK(cudaMalloc(&Pointer, Bytes));
+            XFER_CUDA_CHECK(cudaFree(Pointer));
+            return nowUs() - Start;
+          });
+      Pattern.Points.push_back({Bytes, S});
+    }
+    Session.record(std::move(Pattern));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// K small kernels per iteration: eager launches vs one graph replay.
+//===----------------------------------------------------------------------===//
+
+void measureGraphs(BenchSession &Session, Buffers &B) {
+  if (!Session.wantsGroup("cuda.graph."))
+    return;
+  constexpr int KernelsPerIteration = 20;
+  const int IterationsPerSample = Session.quick() ? 20 : 100;
+  const RepetitionPolicy Policy = Session.policy(
+      /*BudgetMs=*/300, /*MinReps=*/20, /*MaxReps=*/200, /*Warmup=*/3);
+  cudaEvent_t Start, Stop;
+  XFER_CUDA_CHECK(cudaEventCreate(&Start));
+  XFER_CUDA_CHECK(cudaEventCreate(&Stop));
+
+  B.resetValue();
+  SampleSummary Eager = collectSamples(Policy, [&] {
+    XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
+    for (int I = 0; I < IterationsPerSample; ++I)
+      for (int K = 0; K < KernelsPerIteration; ++K)
+        tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+    XFER_CUDA_CHECK_LAUNCH();
+    XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
+    XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
+    return eventElapsedUs(Start, Stop) / IterationsPerSample;
+  });
+  const double EagerLaunches = double(Eager.Reps + Eager.Warmup) *
+                               IterationsPerSample * KernelsPerIteration;
+  Session.check(B.readValue() == float(EagerLaunches),
+                "every eagerly launched kernel ran");
+
+  cudaGraph_t Graph;
+  cudaGraphExec_t GraphExec;
+  XFER_CUDA_CHECK(
+      cudaStreamBeginCapture(B.Stream, cudaStreamCaptureModeThreadLocal));
+  for (int K = 0; K < KernelsPerIteration; ++K)
+    tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+  XFER_CUDA_CHECK_LAUNCH();
+  XFER_CUDA_CHECK(cudaStreamEndCapture(B.Stream, &Graph));
+  XFER_CUDA_CHECK(cudaGraphInstantiate(&GraphExec, Graph, 0));
+
+  B.resetValue();
+  SampleSummary Replay = collectSamples(Policy, [&] {
+    XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
+    for (int I = 0; I < IterationsPerSample; ++I)
+      XFER_CUDA_CHECK(cudaGraphLaunch(GraphExec, B.Stream));
+    XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
+    XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
+    return eventElapsedUs(Start, Stop) / IterationsPerSample;
+  });
+  const double ReplayedKernels = double(Replay.Reps + Replay.Warmup) *
+                                 IterationsPerSample * KernelsPerIteration;
+  Session.check(B.readValue() == float(ReplayedKernels),
+                "every kernel of every graph replay ran");
+
+  SampleSummary LaunchHost = collectSamples(Policy, [&] {
+    double Begin = nowUs();
+    XFER_CUDA_CHECK(cudaGraphLaunch(GraphExec, B.Stream));
+    double Elapsed = nowUs() - Begin;
+    XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+    return Elapsed;
+  });
+
+  auto PerKernel = [&](SampleSummary S) {
+    for (double *Field :
+         {&S.MedianUs, &S.P10Us, &S.P90Us, &S.MinUs, &S.MaxUs, &S.MeanUs})
+      *Field /= KernelsPerIteration;
+    return S;
+  };
+  auto Record = [&](const char *Id, const char *Description,
+                    const SampleSummary &S, const char *Timer) {
+    if (!Session.wants(Id))
+      return;
+    LatencyPattern Pattern;
+    Pattern.Id = Id;
+    Pattern.Description = Description;
+    Pattern.Timer = Timer;
+    Pattern.Params = JsonValue::object();
+    Pattern.Params.set("kernels_per_iteration", KernelsPerIteration);
+    Pattern.Params.set("iterations_per_sample", IterationsPerSample);
+    Pattern.Points.push_back({std::nullopt, S});
+    Session.record(std::move(Pattern));
+  };
+  Record("cuda.graph.eager_iteration",
+         "20 tiny kernels launched one by one: device-timeline time per "
+         "iteration (launch-bound)",
+         Eager, CudaEventTimer);
+  Record("cuda.graph.replay_iteration",
+         "the same 20 kernels as one cudaGraphLaunch: device-timeline time "
+         "per iteration",
+         Replay, CudaEventTimer);
+  Record("cuda.graph.eager_per_kernel",
+         "eager_iteration divided by the kernels per iteration",
+         PerKernel(Eager), CudaEventTimer);
+  Record("cuda.graph.replay_per_kernel",
+         "replay_iteration divided by the kernels per iteration",
+         PerKernel(Replay), CudaEventTimer);
+  Record("cuda.graph.launch_host",
+         "host time of one cudaGraphLaunch call (20-kernel graph)", LaunchHost,
+         HostClockTimer);
+
+  XFER_CUDA_CHECK(cudaGraphExecDestroy(GraphExec));
+  XFER_CUDA_CHECK(cudaGraphDestroy(Graph));
+  XFER_CUDA_CHECK(cudaEventDestroy(Start));
+  XFER_CUDA_CHECK(cudaEventDestroy(Stop));
+}
+
+//===----------------------------------------------------------------------===//
+// The overlap a per-iteration sync destroys.
+//===----------------------------------------------------------------------===//
+
+enum class LoopSync { None, StreamSynchronize, ReadbackMemcpy };
+
+/// One timed run of the calibrated loop; returns host time per iteration.
+double runOverlapLoop(Buffers &B, LoopSync Sync, double HostUs,
+                      double DeviceUs, int Iterations) {
+  const unsigned long long DeviceNs =
+      (unsigned long long)std::llround(DeviceUs * 1000.0);
+  float HostResult = 0;
+  XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+  const double Start = nowUs();
+  for (int I = 0; I < Iterations; ++I) {
+    spinKernel<<<1, 1, 0, B.Stream>>>(DeviceNs, B.DeviceValue);
+    XFER_CUDA_CHECK_LAUNCH();
+    spinHostUs(HostUs);
+    if (Sync == LoopSync::StreamSynchronize)
+      XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+    else if (Sync == LoopSync::ReadbackMemcpy)
+      XFER_CUDA_CHECK(cudaMemcpy(&HostResult, B.DeviceValue, sizeof(float),
+                                 cudaMemcpyDeviceToHost));
+  }
+  XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+  return (nowUs() - Start) / Iterations;
+}
+
+/// Event-timed length of the spin kernel for a requested duration.
+double measureSpinKernelUs(Buffers &B, double DeviceUs) {
+  cudaEvent_t Start, Stop;
+  XFER_CUDA_CHECK(cudaEventCreate(&Start));
+  XFER_CUDA_CHECK(cudaEventCreate(&Stop));
+  std::vector<double> Samples;
+  for (int I = 0; I < 7; ++I) {
+    XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
+    spinKernel<<<1, 1, 0, B.Stream>>>(
+        (unsigned long long)std::llround(DeviceUs * 1000.0), B.DeviceValue);
+    XFER_CUDA_CHECK_LAUNCH();
+    XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
+    XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
+    Samples.push_back(eventElapsedUs(Start, Stop));
+  }
+  XFER_CUDA_CHECK(cudaEventDestroy(Start));
+  XFER_CUDA_CHECK(cudaEventDestroy(Stop));
+  return summarize(Samples).MedianUs;
+}
+
+void measureSyncOverlap(BenchSession &Session, Buffers &B) {
+  const bool WantStream = Session.wants("loop.sync_overlap");
+  const bool WantReadback = Session.wants("loop.sync_overlap.memcpy_d2h_4b");
+  if (!WantStream && !WantReadback)
+    return;
+  const std::vector<double> Amounts =
+      Session.quick() ? std::vector<double>{0, 30, 300}
+                      : std::vector<double>{0, 10, 30, 100, 300, 1000};
+  const int Reps = Session.quick() ? 2 : 5;
+  const double TargetRunUs = Session.quick() ? 4000 : 20000;
+
+  std::vector<double> SpinMeasuredUs;
+  for (double DeviceUs : Amounts) {
+    double Measured = measureSpinKernelUs(B, DeviceUs);
+    SpinMeasuredUs.push_back(Measured);
+    if (DeviceUs >= 10)
+      Session.check(Measured >= 0.95 * DeviceUs &&
+                        Measured <= 1.05 * DeviceUs + 3.0,
+                    "spin kernel of " + std::to_string(int(DeviceUs)) +
+                        " us measures " + std::to_string(Measured) + " us");
+  }
+
+  OverlapGrid StreamGrid, ReadbackGrid;
+  StreamGrid.Id = "loop.sync_overlap";
+  StreamGrid.Sync = "cudaStreamSynchronize(stream)";
+  StreamGrid.Description =
+      "loop of {launch spin kernel of device_us on a stream; spin host for "
+      "host_us; sync}: per_iteration_cost_us = time per iteration with the "
+      "sync minus without it (paired repetitions), i.e. the sync's latency "
+      "plus the host/device overlap it destroys";
+  ReadbackGrid = StreamGrid;
+  ReadbackGrid.Id = "loop.sync_overlap.memcpy_d2h_4b";
+  ReadbackGrid.Sync = "cudaMemcpy of 4 bytes device->host (pageable)";
+  ReadbackGrid.Description =
+      "as loop.sync_overlap, the sync being a blocking 4-byte cudaMemcpy "
+      "readback of the kernel's result on the legacy default stream";
+  StreamGrid.HostUs = ReadbackGrid.HostUs = Amounts;
+  StreamGrid.DeviceUs = ReadbackGrid.DeviceUs = Amounts;
+
+  for (double HostUs : Amounts) {
+    for (size_t DIndex = 0; DIndex < Amounts.size(); ++DIndex) {
+      const double DeviceUs = Amounts[DIndex];
+      const int Iterations = std::clamp(
+          int(TargetRunUs / (HostUs + DeviceUs + 10.0)), Session.quick() ? 5 : 20,
+          200);
+      std::vector<double> NoSync, Stream, Readback;
+      // One untimed round first; then the variants interleave so that slow
+      // drift (clocks, other tenants) hits them alike.
+      for (int Rep = -1; Rep < Reps; ++Rep) {
+        double N = runOverlapLoop(B, LoopSync::None, HostUs, DeviceUs,
+                                  Iterations);
+        double S = WantStream ? runOverlapLoop(B, LoopSync::StreamSynchronize,
+                                               HostUs, DeviceUs, Iterations)
+                              : 0;
+        double R = WantReadback
+                       ? runOverlapLoop(B, LoopSync::ReadbackMemcpy, HostUs,
+                                        DeviceUs, Iterations)
+                       : 0;
+        if (Rep < 0)
+          continue;
+        NoSync.push_back(N);
+        Stream.push_back(S);
+        Readback.push_back(R);
+      }
+      OverlapCell Cell;
+      Cell.HostUs = HostUs;
+      Cell.DeviceUs = DeviceUs;
+      Cell.DeviceMeasuredUs = SpinMeasuredUs[DIndex];
+      Cell.Iterations = Iterations;
+      Cell.NoSync = summarize(NoSync, 1);
+      OverlapCell ReadbackCell = Cell;
+      Cell.WithSync = summarize(Stream, 1);
+      Cell.Cost = summarize(pairedDifferences(Stream, NoSync), 1);
+      ReadbackCell.WithSync = summarize(Readback, 1);
+      ReadbackCell.Cost = summarize(pairedDifferences(Readback, NoSync), 1);
+      StreamGrid.Cells.push_back(Cell);
+      ReadbackGrid.Cells.push_back(ReadbackCell);
+    }
+  }
+  if (WantStream)
+    Session.record(std::move(StreamGrid));
+  if (WantReadback)
+    Session.record(std::move(ReadbackGrid));
+}
+
+//===----------------------------------------------------------------------===//
+// Fidelity: the CUDA reference loop, hazard vs fixes.
+//===----------------------------------------------------------------------===//
+
+void measureReadbackReferenceLoop(BenchSession &Session) {
+  if (!Session.wantsGroup("fidelity.cuda_readback_loop"))
+    return;
+  constexpr int Size = 1 << 20;
+  constexpr int CheckInterval = 100;
+  const int Iterations = Session.quick() ? 200 : 1000;
+  const int Reps = Session.quick() ? 2 : 7;
+  // Tolerance 0 never ends a loop early: every variant runs all iterations.
+  constexpr float NeverConverged = 0.0f;
+
+  RelaxationProblem Problem = createRelaxationProblem(Size);
+  std::vector<double> Hazard, Every, Once;
+  std::vector<float> Reference;
+  bool SameResults = true;
+  auto Timed = [&](auto &&Run) {
+    resetRelaxationProblem(Problem);
+    double Start = nowUs();
+    Run();
+    XFER_CUDA_CHECK(cudaDeviceSynchronize());
+    double PerIteration = (nowUs() - Start) / Iterations;
+    std::vector<float> Solution = readSolution(Problem);
+    if (Reference.empty())
+      Reference = Solution;
+    else
+      SameResults &= Solution == Reference;
+    return PerIteration;
+  };
+  for (int Rep = -1; Rep < Reps; ++Rep) {
+    double H = Timed([&] {
+      relaxCheckingEveryIteration(Problem, Iterations, NeverConverged);
+    });
+    double E = Timed([&] {
+      relaxCheckingEvery(Problem, Iterations, NeverConverged, CheckInterval);
+    });
+    double O = Timed([&] { relaxThenCheckOnce(Problem, Iterations); });
+    if (Rep < 0)
+      continue;
+    Hazard.push_back(H);
+    Every.push_back(E);
+    Once.push_back(O);
+  }
+  destroyRelaxationProblem(Problem);
+  Session.check(SameResults, "the relaxation variants compute bit-identical "
+                             "solutions");
+
+  auto Record = [&](const char *Id, const char *FixedFunction,
+                    const char *Fix, const std::vector<double> &Fixed) {
+    FidelityRecord R;
+    R.Id = Id;
+    R.Source = "runtime/reference-loops/CudaReadbackLoop.cu";
+    R.HazardFunction = "relaxCheckingEveryIteration";
+    R.FixedFunction = FixedFunction;
+    R.Hazard = "4-byte cudaMemcpy device->host of the residual after the "
+               "three kernels of every iteration (2^20 unknowns)";
+    R.Fix = Fix;
+    R.Device = "cuda";
+    R.Iterations = Iterations;
+    R.HazardIteration = summarize(Hazard, 1);
+    R.FixedIteration = summarize(Fixed, 1);
+    R.Saving = summarize(pairedDifferences(Hazard, Fixed), 1);
+    Session.record(std::move(R));
+  };
+  Record("cuda_readback_loop.every_100", "relaxCheckingEvery",
+         "read the residual every 100 iterations", Every);
+  Record("cuda_readback_loop.after_loop", "relaxThenCheckOnce",
+         "read the residual once after the loop", Once);
+}
+
+} // namespace
+
+void runCudaBenchmarks(BenchSession &Session) {
+  const size_t ArenaBytes = Session.quick() ? 128 * MiB : 512 * MiB;
+  {
+    Buffers B(ArenaBytes);
+    BenchSession::log("-- synchronization calls");
+    measureSyncs(Session, B);
+    BenchSession::log("-- kernel launch, cudaMalloc/cudaFree");
+    measureLaunchAndAllocation(Session, B);
+    BenchSession::log("-- eager launches vs graph replay");
+    measureGraphs(Session, B);
+    Session.saveProgress();
+    BenchSession::log("-- blocking cudaMemcpy sweep");
+    measureBlockingCopies(Session, B);
+    BenchSession::log("-- cudaMemcpyAsync return time sweep");
+    measureAsyncCopyReturn(Session, B);
+    Session.saveProgress();
+    BenchSession::log("-- sync overlap grid");
+    measureSyncOverlap(Session, B);
+    Session.saveProgress();
+  }
+  BenchSession::log("-- reference loop: residual readback");
+  measureReadbackReferenceLoop(Session);
+  Session.saveProgress();
+}
+
+} // namespace xferbench

@@ -1,0 +1,43 @@
+//===- SeedGraphExample.h - Reference loop: graph replay --------*- C++ -*-===//
+//
+// Part of xfer-tidy.
+//
+//===----------------------------------------------------------------------===//
+//
+// The CUDA-graph example of the tutorial: Linear(1024, 1024) on a batch of
+// 64, squared-error loss, SGD step. Eager steps pay one launch per kernel;
+// the captured step replays all of them with one launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_REFERENCE_LOOPS_SEEDGRAPHEXAMPLE_H
+#define XFER_REFERENCE_LOOPS_SEEDGRAPHEXAMPLE_H
+
+#include <memory>
+
+namespace xferbench {
+
+class SeedGraphExample {
+public:
+  SeedGraphExample();
+  ~SeedGraphExample();
+  SeedGraphExample(const SeedGraphExample &) = delete;
+  SeedGraphExample &operator=(const SeedGraphExample &) = delete;
+
+  /// \p Steps eager training steps.
+  void runEagerSteps(int Steps);
+  /// Captures one step into a CUDA graph (after warm-up on a side stream).
+  void capture();
+  /// \p Steps replays of the captured step.
+  void replaySteps(int Steps);
+  /// The weights' sum, to check that both paths train.
+  double weightSum() const;
+
+private:
+  struct State;
+  std::unique_ptr<State> Impl;
+};
+
+} // namespace xferbench
+
+#endif // XFER_REFERENCE_LOOPS_SEEDGRAPHEXAMPLE_H
