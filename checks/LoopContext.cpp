@@ -261,6 +261,9 @@ std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   ExecutionFrequency Result;
   Guard Strongest;
+  // A break/return right after the statement: it runs once per loop run, but
+  // only if there is a loop to leave.
+  bool ExitsLoopAfter = false;
   const Stmt *Child = S;
   for (const Stmt *P = parentStmtOrLambda(S, Ctx); P;
        P = parentStmtOrLambda(Child, Ctx)) {
@@ -277,7 +280,7 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
                Block && BeforeFirstLoop && isFollowedByLoopExit(Child, Block)) {
       const Stmt *BlockParent = parentStmt(Block, Ctx);
       if (!BlockParent || !isa<SwitchStmt>(BlockParent))
-        Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
+        ExitsLoopAfter = true;
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(P)) {
       const CallExpr *Algorithm = algorithmTakingLambda(Lambda, Ctx);
       if (!Algorithm)
@@ -289,12 +292,15 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     }
     Child = P;
   }
-  if (Result.Loops.empty())
-    return Result;
-
+  if (ExitsLoopAfter && !Result.Loops.empty())
+    Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
+  // Guards are kept even outside loops: a function called in a loop may
+  // only act every N calls.
   Result.Guard = Strongest.Kind;
   Result.Period = Strongest.Period;
   Result.PeriodSpelling = Strongest.PeriodSpelling;
+  if (Result.Loops.empty())
+    return Result;
 
   const Stmt *Innermost = Result.Loops.front().Loop;
   if (isLoopStmt(Innermost)) {

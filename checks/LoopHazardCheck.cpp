@@ -29,7 +29,20 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
 
 void LoopHazardCheck::onStartOfTranslationUnit() {
   Evidence.reset();
+  Summaries.reset();
   Devices.reset();
+}
+
+const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
+                                                     ASTContext &Ctx) {
+  const FunctionDecl *Callee = definedCallee(Call, Ctx.getSourceManager());
+  if (!Callee)
+    return nullptr;
+  for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy})
+    if (const HazardPath *Path = Summaries->find(Callee, Kind);
+        Path && handles(Path->Operation))
+      return Path;
+  return nullptr;
 }
 
 bool LoopHazardCheck::translationUnitUsesCuda(ASTContext &Ctx) {
@@ -41,15 +54,25 @@ bool LoopHazardCheck::translationUnitUsesCuda(ASTContext &Ctx) {
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
-  if (!Devices)
+  if (!Devices) {
     Devices = std::make_unique<DeviceInference>(Ctx);
+    Summaries = std::make_unique<CallSummaries>(*Devices);
+  }
 
-  std::optional<Hazard> H = classifyHazard(Call, *Devices);
-  if (!H || !handles(*H))
-    return;
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
   if (!Frequency.inLoop() ||
       Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
+    return;
+  std::optional<Hazard> H = classifyHazard(Call, *Devices);
+  const HazardPath *Path = nullptr;
+  if (!H) {
+    Path = hazardThroughCall(Call, Ctx);
+    if (!Path)
+      return;
+    H = Path->Operation;
+    H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
+  }
+  if (!handles(*H))
     return;
   if (H->IsLibTorch && RequireCudaEvidence && !translationUnitUsesCuda(Ctx))
     return;
@@ -61,6 +84,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const EnclosingLoop &Loop = Frequency.Loops.front();
   diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
       << Loop.Kind;
+  if (!Path)
+    return;
+  // The call chain down to the operation.
+  for (const CallExpr *Step : Path->Steps) {
+    if (Step == Path->Steps.back())
+      diag(Step->getExprLoc(), "'%0' %1 here", DiagnosticIDs::Note)
+          << Path->Operation.Operation
+          << (Path->Operation.Kind == HazardKind::HostSync
+                  ? "synchronizes with the GPU"
+                  : "copies device memory to the host");
+    else
+      diag(Step->getExprLoc(), "which calls '%0()' here", DiagnosticIDs::Note)
+          << Step->getDirectCallee()->getName();
+  }
 }
 
 } // namespace clang::tidy::xfer

@@ -9,6 +9,7 @@
 #ifndef XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 #define XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 
+#include "CallSummaries.h"
 #include "CudaEvidence.h"
 #include "DeviceInference.h"
 #include "LoopContext.h"
@@ -48,11 +49,15 @@ protected:
 
 private:
   bool translationUnitUsesCuda(ASTContext &Ctx);
+  /// The hazard a call to a function defined in this translation unit
+  /// performs, when this check reports that kind.
+  const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
 
   const unsigned MinFrequencyPercent;
   const bool RequireCudaEvidence;
   std::optional<CudaEvidence> Evidence;
   std::unique_ptr<DeviceInference> Devices;
+  std::unique_ptr<CallSummaries> Summaries;
 };
 
 } // namespace clang::tidy::xfer

@@ -1,0 +1,93 @@
+//===--- CallSummaries.cpp - functions that synchronize or copy inside ----===//
+
+#include "CallSummaries.h"
+#include "LoopContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+/// Calls in a function body, in source order, not descending into lambdas
+/// (a lambda's body runs when it is called, not where it is written).
+class CallCollector : public RecursiveASTVisitor<CallCollector> {
+public:
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    Calls.push_back(Call);
+    return true;
+  }
+  std::vector<const CallExpr *> Calls;
+};
+
+} // namespace
+
+const FunctionDecl *definedCallee(const CallExpr *Call,
+                                  const SourceManager &SM) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee->hasBody(Definition) || !Definition)
+    return nullptr;
+  // Library internals (LibTorch's inline wrappers) are catalogued by name.
+  if (SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+    return nullptr;
+  return Definition;
+}
+
+const HazardPath *CallSummaries::find(const FunctionDecl *Function,
+                                      HazardKind Kind) {
+  if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)
+    return nullptr;
+  const Summary &S = summarize(Function);
+  const std::optional<HazardPath> &Path = S[slot(Kind)];
+  return Path ? &*Path : nullptr;
+}
+
+const CallSummaries::Summary &
+CallSummaries::summarize(const FunctionDecl *Function) {
+  if (auto It = Summaries.find(Function); It != Summaries.end())
+    return It->second;
+  static const Summary Empty;
+  if (!Function->hasBody() || !InProgress.insert(Function).second)
+    return Empty; // recursion: the cycle adds nothing new
+
+  ASTContext &Ctx = Devices.context();
+  const SourceManager &SM = Ctx.getSourceManager();
+  CallCollector Collector;
+  Collector.TraverseStmt(Function->getBody());
+
+  Summary Result;
+  for (const CallExpr *Call : Collector.Calls) {
+    if (Result[0] && Result[1])
+      break;
+    // Work done only every N calls of a counter-guarded branch does not
+    // happen on every call.
+    if (analyzeFrequency(Call, Ctx).Guard != GuardKind::None)
+      continue;
+    if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {
+      if (H->Kind == HazardKind::HostToDeviceCopy)
+        continue;
+      std::optional<HazardPath> &Slot = Result[slot(H->Kind)];
+      if (!Slot)
+        Slot = HazardPath{*H, {Call}};
+      continue;
+    }
+    const FunctionDecl *Callee = definedCallee(Call, SM);
+    if (!Callee || Callee == Function)
+      continue;
+    const Summary &Inner = summarize(Callee);
+    for (unsigned I = 0; I < 2; ++I)
+      if (!Result[I] && Inner[I]) {
+        HazardPath Path{Inner[I]->Operation, {Call}};
+        Path.Steps.append(Inner[I]->Steps.begin(), Inner[I]->Steps.end());
+        Result[I] = std::move(Path);
+      }
+  }
+  InProgress.erase(Function);
+  return Summaries[Function] = std::move(Result);
+}
+
+} // namespace clang::tidy::xfer

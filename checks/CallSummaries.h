@@ -1,0 +1,62 @@
+//===--- CallSummaries.h - functions that synchronize or copy inside ------===//
+//
+// A call inside a loop to a function (or lambda, or method) defined in the
+// same translation unit is as costly as the hazards its body performs on
+// every call. Each function is summarised once: the first host sync and the
+// first device-to-host copy its body performs unconditionally (not under a
+// counter guard such as `if (step % 100 == 0)`), directly or through further
+// calls, with the chain of calls that leads there. Recursion is cut at the
+// cycle. Functions defined elsewhere are not guessed at.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_CALLSUMMARIES_H
+#define XFER_TIDY_CHECKS_CALLSUMMARIES_H
+
+#include "DeviceInference.h"
+#include "TransferHazards.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <array>
+
+namespace clang::tidy::xfer {
+
+/// A hazard reached by calling a function.
+struct HazardPath {
+  Hazard Operation;
+  /// The calls from the summarised function's body down to the operation:
+  /// Steps.front() is in the summarised function, Steps.back() is the
+  /// operation itself.
+  llvm::SmallVector<const CallExpr *, 4> Steps;
+};
+
+/// The definition a direct call enters, when this translation unit holds it
+/// in user code (library internals are catalogued by name instead).
+const FunctionDecl *definedCallee(const CallExpr *Call,
+                                  const SourceManager &SM);
+
+class CallSummaries {
+public:
+  explicit CallSummaries(DeviceInference &Devices) : Devices(Devices) {}
+
+  /// The first hazard of \p Kind (HostSync or DeviceToHostCopy) that every
+  /// call of \p Function performs, if any.
+  const HazardPath *find(const FunctionDecl *Function, HazardKind Kind);
+
+private:
+  using Summary = std::array<std::optional<HazardPath>, 2>;
+  static unsigned slot(HazardKind Kind) {
+    return Kind == HazardKind::HostSync ? 0 : 1;
+  }
+  const Summary &summarize(const FunctionDecl *Function);
+
+  DeviceInference &Devices;
+  llvm::DenseMap<const FunctionDecl *, Summary> Summaries;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_CALLSUMMARIES_H

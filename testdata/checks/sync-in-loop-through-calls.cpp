@@ -1,0 +1,62 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// Hazards inside functions defined in this file are reported where the
+// function is called in a loop, with the call chain in notes.
+#include <torch/torch.h>
+#include <cuda_runtime.h>
+#include <iostream>
+
+static float readLoss(const torch::Tensor &Loss) {
+  return Loss.item<float>();
+}
+
+static void logLoss(const torch::Tensor &Loss) {
+  std::cout << readLoss(Loss) << "\n";
+}
+
+static void logEvery(const torch::Tensor &Loss, int Step) {
+  if (Step % 100 == 0) // the fix: only every 100 calls
+    std::cout << Loss.item<float>() << "\n";
+}
+
+static torch::Tensor fetch(const torch::Tensor &T) { return T.cpu(); }
+
+// Recursion must not hang the summaries; this one reaches a sync.
+static void drain(int Depth) {
+  if (Depth > 0)
+    drain(Depth - 1);
+  cudaDeviceSynchronize();
+}
+
+template <typename T> T readAs(const torch::Tensor &Value) {
+  return Value.item<T>();
+}
+
+void train(torch::Tensor X, int Iters) {
+  auto W = torch::randn({4, 1}, torch::kCUDA);
+  auto Step = [&](int I) { return X.matmul(W).mean(); };
+  for (int I = 0; I < Iters; ++I) {
+    auto Loss = Step(I);
+    logLoss(Loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'logLoss()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK-NOTES: :14:16: note: which calls 'readLoss()' here
+    // CHECK-NOTES: :10:15: note: 'item<float>()' synchronizes with the GPU here
+    logEvery(Loss, I);
+    auto Host = fetch(Loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'fetch()' copies device memory to the host on every iteration of the loop at line 38: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    // CHECK-NOTES: :22:63: note: 'cpu()' copies device memory to the host here
+    drain(2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'drain()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-14]]:3: note: loop starts here
+    // CHECK-NOTES: :28:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    double Value = readAs<double>(Loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'readAs()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
+    // CHECK-NOTES: :32:16: note: 'item<double>()' synchronizes with the GPU here
+    (void)Host;
+    (void)Value;
+  }
+  logLoss(X.mean()); // outside the loop: once
+}
