@@ -147,6 +147,7 @@ void measureBlockingCopies(BenchSession &Session, Buffers &B) {
         " with a " + (V.PinnedHost ? "pinned" : "pageable") +
         " host buffer, idle device; host time until the call returns";
     Pattern.Sized = true;
+    Pattern.ReportsBandwidth = true;
     unsigned char *Host = V.PinnedHost ? B.Pinned : B.Pageable.data();
     for (uint64_t Bytes : transferSizes(Session)) {
       size_t Rep = 0;
@@ -471,18 +472,31 @@ void measureGraphs(BenchSession &Session, Buffers &B) {
 
 enum class LoopSync { None, StreamSynchronize, ReadbackMemcpy };
 
+/// Where the host work of an iteration sits relative to its launch.
+enum class HostWork {
+  /// Host work prepares the launch (data, arguments): a sync at the end of
+  /// the iteration serializes all of it with the GPU work.
+  BeforeLaunch,
+  /// Host work runs while the kernel executes: the sync only adds its
+  /// latency and the GPU's idle gap before the next launch.
+  AfterLaunch,
+};
+
 /// One timed run of the calibrated loop; returns host time per iteration.
-double runOverlapLoop(Buffers &B, LoopSync Sync, double HostUs,
-                      double DeviceUs, int Iterations) {
+double runOverlapLoop(Buffers &B, LoopSync Sync, HostWork Order,
+                      double HostUs, double DeviceUs, int Iterations) {
   const unsigned long long DeviceNs =
       (unsigned long long)std::llround(DeviceUs * 1000.0);
   float HostResult = 0;
   XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
   const double Start = nowUs();
   for (int I = 0; I < Iterations; ++I) {
+    if (Order == HostWork::BeforeLaunch)
+      spinHostUs(HostUs);
     spinKernel<<<1, 1, 0, B.Stream>>>(DeviceNs, B.DeviceValue);
     XFER_CUDA_CHECK_LAUNCH();
-    spinHostUs(HostUs);
+    if (Order == HostWork::AfterLaunch)
+      spinHostUs(HostUs);
     if (Sync == LoopSync::StreamSynchronize)
       XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
     else if (Sync == LoopSync::ReadbackMemcpy)
@@ -493,30 +507,77 @@ double runOverlapLoop(Buffers &B, LoopSync Sync, double HostUs,
   return (nowUs() - Start) / Iterations;
 }
 
-/// Event-timed length of the spin kernel for a requested duration.
+/// Event-timed length of the spin kernel for a requested duration, as it
+/// runs in the loops: back to back (a lone kernel between two events also
+/// counts the events' own overhead, about 4 us).
 double measureSpinKernelUs(Buffers &B, double DeviceUs) {
+  constexpr int KernelsPerSample = 10;
   cudaEvent_t Start, Stop;
   XFER_CUDA_CHECK(cudaEventCreate(&Start));
   XFER_CUDA_CHECK(cudaEventCreate(&Stop));
   std::vector<double> Samples;
   for (int I = 0; I < 7; ++I) {
     XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
-    spinKernel<<<1, 1, 0, B.Stream>>>(
-        (unsigned long long)std::llround(DeviceUs * 1000.0), B.DeviceValue);
+    for (int K = 0; K < KernelsPerSample; ++K)
+      spinKernel<<<1, 1, 0, B.Stream>>>(
+          (unsigned long long)std::llround(DeviceUs * 1000.0), B.DeviceValue);
     XFER_CUDA_CHECK_LAUNCH();
     XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
     XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
-    Samples.push_back(eventElapsedUs(Start, Stop));
+    Samples.push_back(eventElapsedUs(Start, Stop) / KernelsPerSample);
   }
   XFER_CUDA_CHECK(cudaEventDestroy(Start));
   XFER_CUDA_CHECK(cudaEventDestroy(Stop));
   return summarize(Samples).MedianUs;
 }
 
+/// The four grids: {stream sync, 4-byte readback} x {host work before the
+/// launch, host work after it}.
+struct OverlapGridSpec {
+  const char *Id;
+  LoopSync Sync;
+  HostWork Order;
+};
+constexpr OverlapGridSpec OverlapGrids[] = {
+    {"loop.sync_overlap", LoopSync::StreamSynchronize, HostWork::BeforeLaunch},
+    {"loop.sync_overlap.memcpy_d2h_4b", LoopSync::ReadbackMemcpy,
+     HostWork::BeforeLaunch},
+    {"loop.sync_overlap.launch_first", LoopSync::StreamSynchronize,
+     HostWork::AfterLaunch},
+    {"loop.sync_overlap.memcpy_d2h_4b.launch_first", LoopSync::ReadbackMemcpy,
+     HostWork::AfterLaunch},
+};
+
+OverlapGrid describeGrid(const OverlapGridSpec &Spec,
+                         const std::vector<double> &Amounts) {
+  OverlapGrid Grid;
+  Grid.Id = Spec.Id;
+  Grid.Sync = Spec.Sync == LoopSync::StreamSynchronize
+                  ? "cudaStreamSynchronize(stream)"
+                  : "cudaMemcpy of 4 bytes device->host into pageable memory "
+                    "(legacy default stream)";
+  const std::string Body =
+      Spec.Order == HostWork::BeforeLaunch
+          ? "{spin host for host_us; launch a spin kernel of device_us; "
+            "sync}"
+          : "{launch a spin kernel of device_us; spin host for host_us; "
+            "sync}";
+  Grid.Description =
+      "loop of " + Body + " where sync is " + Grid.Sync +
+      ". per_iteration_cost_us = time per iteration with the sync minus "
+      "without it (paired, interleaved repetitions): the sync's own latency "
+      "plus the host/device overlap it destroys";
+  Grid.HostUs = Amounts;
+  Grid.DeviceUs = Amounts;
+  return Grid;
+}
+
 void measureSyncOverlap(BenchSession &Session, Buffers &B) {
-  const bool WantStream = Session.wants("loop.sync_overlap");
-  const bool WantReadback = Session.wants("loop.sync_overlap.memcpy_d2h_4b");
-  if (!WantStream && !WantReadback)
+  std::vector<const OverlapGridSpec *> Wanted;
+  for (const OverlapGridSpec &Spec : OverlapGrids)
+    if (Session.wants(Spec.Id))
+      Wanted.push_back(&Spec);
+  if (Wanted.empty())
     return;
   const std::vector<double> Amounts =
       Session.quick() ? std::vector<double>{0, 30, 300}
@@ -535,67 +596,45 @@ void measureSyncOverlap(BenchSession &Session, Buffers &B) {
                         " us measures " + std::to_string(Measured) + " us");
   }
 
-  OverlapGrid StreamGrid, ReadbackGrid;
-  StreamGrid.Id = "loop.sync_overlap";
-  StreamGrid.Sync = "cudaStreamSynchronize(stream)";
-  StreamGrid.Description =
-      "loop of {launch spin kernel of device_us on a stream; spin host for "
-      "host_us; sync}: per_iteration_cost_us = time per iteration with the "
-      "sync minus without it (paired repetitions), i.e. the sync's latency "
-      "plus the host/device overlap it destroys";
-  ReadbackGrid = StreamGrid;
-  ReadbackGrid.Id = "loop.sync_overlap.memcpy_d2h_4b";
-  ReadbackGrid.Sync = "cudaMemcpy of 4 bytes device->host (pageable)";
-  ReadbackGrid.Description =
-      "as loop.sync_overlap, the sync being a blocking 4-byte cudaMemcpy "
-      "readback of the kernel's result on the legacy default stream";
-  StreamGrid.HostUs = ReadbackGrid.HostUs = Amounts;
-  StreamGrid.DeviceUs = ReadbackGrid.DeviceUs = Amounts;
+  std::vector<OverlapGrid> Grids;
+  for (const OverlapGridSpec *Spec : Wanted)
+    Grids.push_back(describeGrid(*Spec, Amounts));
 
   for (double HostUs : Amounts) {
     for (size_t DIndex = 0; DIndex < Amounts.size(); ++DIndex) {
       const double DeviceUs = Amounts[DIndex];
-      const int Iterations = std::clamp(
-          int(TargetRunUs / (HostUs + DeviceUs + 10.0)), Session.quick() ? 5 : 20,
-          200);
-      std::vector<double> NoSync, Stream, Readback;
-      // One untimed round first; then the variants interleave so that slow
-      // drift (clocks, other tenants) hits them alike.
-      for (int Rep = -1; Rep < Reps; ++Rep) {
-        double N = runOverlapLoop(B, LoopSync::None, HostUs, DeviceUs,
-                                  Iterations);
-        double S = WantStream ? runOverlapLoop(B, LoopSync::StreamSynchronize,
-                                               HostUs, DeviceUs, Iterations)
-                              : 0;
-        double R = WantReadback
-                       ? runOverlapLoop(B, LoopSync::ReadbackMemcpy, HostUs,
-                                        DeviceUs, Iterations)
-                       : 0;
-        if (Rep < 0)
-          continue;
-        NoSync.push_back(N);
-        Stream.push_back(S);
-        Readback.push_back(R);
+      const int Iterations =
+          std::clamp(int(TargetRunUs / (HostUs + DeviceUs + 10.0)),
+                     Session.quick() ? 5 : 20, 200);
+      for (size_t G = 0; G < Wanted.size(); ++G) {
+        const OverlapGridSpec &Spec = *Wanted[G];
+        std::vector<double> NoSync, WithSync;
+        // One untimed round first; then the two variants alternate so that
+        // slow drift (clocks, other tenants) hits both alike.
+        for (int Rep = -1; Rep < Reps; ++Rep) {
+          double N = runOverlapLoop(B, LoopSync::None, Spec.Order, HostUs,
+                                    DeviceUs, Iterations);
+          double S = runOverlapLoop(B, Spec.Sync, Spec.Order, HostUs,
+                                    DeviceUs, Iterations);
+          if (Rep < 0)
+            continue;
+          NoSync.push_back(N);
+          WithSync.push_back(S);
+        }
+        OverlapCell Cell;
+        Cell.HostUs = HostUs;
+        Cell.DeviceUs = DeviceUs;
+        Cell.DeviceMeasuredUs = SpinMeasuredUs[DIndex];
+        Cell.Iterations = unsigned(Iterations);
+        Cell.NoSync = summarize(NoSync, 1);
+        Cell.WithSync = summarize(WithSync, 1);
+        Cell.Cost = summarize(pairedDifferences(WithSync, NoSync), 1);
+        Grids[G].Cells.push_back(Cell);
       }
-      OverlapCell Cell;
-      Cell.HostUs = HostUs;
-      Cell.DeviceUs = DeviceUs;
-      Cell.DeviceMeasuredUs = SpinMeasuredUs[DIndex];
-      Cell.Iterations = Iterations;
-      Cell.NoSync = summarize(NoSync, 1);
-      OverlapCell ReadbackCell = Cell;
-      Cell.WithSync = summarize(Stream, 1);
-      Cell.Cost = summarize(pairedDifferences(Stream, NoSync), 1);
-      ReadbackCell.WithSync = summarize(Readback, 1);
-      ReadbackCell.Cost = summarize(pairedDifferences(Readback, NoSync), 1);
-      StreamGrid.Cells.push_back(Cell);
-      ReadbackGrid.Cells.push_back(ReadbackCell);
     }
   }
-  if (WantStream)
-    Session.record(std::move(StreamGrid));
-  if (WantReadback)
-    Session.record(std::move(ReadbackGrid));
+  for (OverlapGrid &Grid : Grids)
+    Session.record(std::move(Grid));
 }
 
 //===----------------------------------------------------------------------===//

@@ -162,7 +162,8 @@ std::string BenchSession::summaryTable() const {
       const SampleSummary &S = Point->Summary;
       std::string Size = Point->Bytes ? formatBytes(*Point->Bytes) : "";
       std::string Rate;
-      if (Point->Bytes && *Point->Bytes >= (1u << 20) && S.MedianUs > 0) {
+      if (Pattern.ReportsBandwidth && Point->Bytes &&
+          *Point->Bytes >= (1u << 20) && S.MedianUs > 0) {
         char RateBuffer[32];
         std::snprintf(RateBuffer, sizeof(RateBuffer), "  %.1f GB/s",
                       double(*Point->Bytes) / (S.MedianUs * 1e3));

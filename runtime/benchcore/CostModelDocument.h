@@ -44,6 +44,9 @@ struct LatencyPattern {
   /// iteration...); an object or null.
   JsonValue Params;
   std::vector<MeasuredPoint> Points;
+  /// Summary tables print bytes / time for it (a copy, not a call's
+  /// return time). Not part of the JSON.
+  bool ReportsBandwidth = false;
 };
 
 /// One (host work, device work) cell of a sync-overlap grid. All figures are

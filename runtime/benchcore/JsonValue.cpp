@@ -119,7 +119,7 @@ std::string JsonValue::writeInline() const {
 }
 
 void JsonValue::write(std::string &Out, unsigned Indent) const {
-  constexpr size_t InlineWidth = 110;
+  constexpr size_t InlineWidth = 160;
   if (isScalar()) {
     Out += writeInline();
     return;

@@ -77,8 +77,19 @@ void SeedGraphExample::replaySteps(int Steps) {
     Impl->Graph.replay();
 }
 
-double SeedGraphExample::weightSum() const {
-  return Impl->Model->weight.sum().item<double>();
+bool SeedGraphExample::replayChangesWeights() {
+  torch::Tensor Before;
+  {
+    torch::NoGradGuard NoGrad;
+    // In place: the graph holds the parameters' addresses.
+    Impl->Model->weight.uniform_(-1.0 / 32, 1.0 / 32);
+    Impl->Model->bias.uniform_(-1.0 / 32, 1.0 / 32);
+    Before = Impl->Model->weight.clone();
+  }
+  Impl->Graph.replay();
+  torch::cuda::synchronize();
+  torch::Tensor After = Impl->Model->weight;
+  return !torch::equal(Before, After) && torch::isfinite(After).all().item<bool>();
 }
 
 } // namespace xferbench

@@ -32,21 +32,32 @@ float meanConfidenceReadingEvery100(torch::nn::Sequential &Model,
                                     const std::vector<torch::Tensor> &Batches,
                                     int Iterations) {
   torch::NoGradGuard NoGrad;
-  torch::Tensor ConfidenceSum =
-      torch::zeros({}, Batches.front().options());
-  double ReadSoFar = 0;
+  // Per-batch confidences stay on the device until 100 have accumulated.
+  std::vector<torch::Tensor> Pending;
+  double ConfidenceSum = 0;
   for (int Iteration = 0; Iteration < Iterations; ++Iteration) {
     const torch::Tensor &Batch = Batches[Iteration % Batches.size()];
     torch::Tensor Probabilities = torch::softmax(Model->forward(Batch), 1);
-    ConfidenceSum += Probabilities.max();
-    if ((Iteration + 1) % 100 == 0) {
-      ReadSoFar += ConfidenceSum.item<float>();
-      ConfidenceSum.zero_();
+    Pending.push_back(Probabilities.max());
+    if (Pending.size() == 100) {
+      ConfidenceSum += torch::stack(Pending).sum().item<double>();
+      Pending.clear();
     }
   }
-  ReadSoFar += ConfidenceSum.item<float>();
-  return float(ReadSoFar / Iterations);
+  if (!Pending.empty())
+    ConfidenceSum += torch::stack(Pending).sum().item<double>();
+  return float(ConfidenceSum / Iterations);
 }
+
+namespace {
+int64_t countClassZero(const torch::Tensor &HostPredictions) {
+  const int64_t *Classes = HostPredictions.data_ptr<int64_t>();
+  int64_t Count = 0;
+  for (int64_t I = 0; I < HostPredictions.numel(); ++I)
+    Count += Classes[I] == 0;
+  return Count;
+}
+} // namespace
 
 int64_t countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
                                        const std::vector<torch::Tensor> &Batches,
@@ -56,9 +67,7 @@ int64_t countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
   for (int Iteration = 0; Iteration < Iterations; ++Iteration) {
     const torch::Tensor &Batch = Batches[Iteration % Batches.size()];
     torch::Tensor Predictions = Model->forward(Batch).argmax(1).cpu();
-    const int64_t *Classes = Predictions.data_ptr<int64_t>();
-    for (int64_t I = 0; I < Predictions.numel(); ++I)
-      Count += Classes[I] == 0;
+    Count += countClassZero(Predictions);
   }
   return Count;
 }
@@ -67,19 +76,20 @@ int64_t countClassZeroReadingEvery100(torch::nn::Sequential &Model,
                                       const std::vector<torch::Tensor> &Batches,
                                       int Iterations) {
   torch::NoGradGuard NoGrad;
-  torch::Tensor DeviceCount = torch::zeros(
-      {}, Batches.front().options().dtype(torch::kLong));
+  // Predictions stay on the device; 100 batches' worth cross in one copy.
+  std::vector<torch::Tensor> Pending;
   int64_t Count = 0;
   for (int Iteration = 0; Iteration < Iterations; ++Iteration) {
     const torch::Tensor &Batch = Batches[Iteration % Batches.size()];
-    torch::Tensor Predictions = Model->forward(Batch).argmax(1);
-    DeviceCount += (Predictions == 0).sum();
-    if ((Iteration + 1) % 100 == 0) {
-      Count += DeviceCount.item<int64_t>();
-      DeviceCount.zero_();
+    Pending.push_back(Model->forward(Batch).argmax(1));
+    if (Pending.size() == 100) {
+      Count += countClassZero(torch::cat(Pending).cpu());
+      Pending.clear();
     }
   }
-  return Count + DeviceCount.item<int64_t>();
+  if (!Pending.empty())
+    Count += countClassZero(torch::cat(Pending).cpu());
+  return Count;
 }
 
 } // namespace xferbench

@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // A small classifier run over batches already on the device. The hazards
-// read a per-batch statistic back to the host every iteration (item() or
-// cpu()); the fixes keep the statistic on the device and read it every 100
-// iterations.
+// read a per-batch result back to the host every iteration (item() or
+// cpu()); the fixes keep the results on the device and read 100 iterations'
+// worth at once, adding no work to the other iterations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +28,8 @@ torch::nn::Sequential makeClassifier();
 float meanConfidenceReadingEachBatch(torch::nn::Sequential &Model,
                                      const std::vector<torch::Tensor> &Batches,
                                      int Iterations);
-/// Fix: confidences summed on the device, read every 100 iterations.
+/// Fix: confidences kept on the device, summed and read every 100
+/// iterations.
 float meanConfidenceReadingEvery100(torch::nn::Sequential &Model,
                                     const std::vector<torch::Tensor> &Batches,
                                     int Iterations);
@@ -38,7 +39,7 @@ float meanConfidenceReadingEvery100(torch::nn::Sequential &Model,
 int64_t countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
                                        const std::vector<torch::Tensor> &Batches,
                                        int Iterations);
-/// Fix: the count kept on the device, read every 100 iterations.
+/// Fix: predictions kept on the device, copied 100 batches at a time.
 int64_t countClassZeroReadingEvery100(torch::nn::Sequential &Model,
                                       const std::vector<torch::Tensor> &Batches,
                                       int Iterations);
