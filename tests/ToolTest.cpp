@@ -1,0 +1,315 @@
+//===--- ToolTest.cpp - the xfer-tidy command and the clang-tidy plugin ---===//
+//
+// Runs the built executables as a user would: exit statuses, error
+// messages, report formats, compilation databases written for nvcc, real
+// LibTorch and CUDA headers, and the plugin loaded into clang-tidy-19.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+#include <set>
+
+namespace {
+
+struct RunOutcome {
+  int Status = -1;
+  std::string Out, Err;
+};
+
+std::string readFile(llvm::StringRef Path) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : std::string();
+}
+
+RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args) {
+  llvm::SmallString<128> OutPath, ErrPath;
+  llvm::sys::fs::createTemporaryFile("xfer-out", "txt", OutPath);
+  llvm::sys::fs::createTemporaryFile("xfer-err", "txt", ErrPath);
+  std::vector<llvm::StringRef> Argv{Program};
+  for (const std::string &Arg : Args)
+    Argv.push_back(Arg);
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, OutPath.str(),
+                                                ErrPath.str()};
+  RunOutcome R;
+  R.Status = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects,
+                                       /*SecondsToWait=*/600);
+  R.Out = readFile(OutPath);
+  R.Err = readFile(ErrPath);
+  llvm::sys::fs::remove(OutPath);
+  llvm::sys::fs::remove(ErrPath);
+  return R;
+}
+
+const std::string Tool = XFER_BINARY_DIR "/tool/xfer-tidy";
+const std::string Plugin = XFER_BINARY_DIR "/checks/libXferTidy.so";
+const std::string StubInclude = XFER_TESTDATA_DIR "/include";
+
+class ToolTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("xfer-tool", Dir));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  std::string write(llvm::StringRef Name, llvm::StringRef Contents) {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    OS << Contents;
+    return Path.str().str();
+  }
+
+  llvm::SmallString<256> Dir;
+};
+
+const char *HazardSource = R"cpp(#include <cuda_runtime.h>
+void step(float *Device, float *Host) {
+  for (int I = 0; I < 10; ++I)
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+}
+)cpp";
+
+const char *CleanSource = R"cpp(#include <cuda_runtime.h>
+void step(float *Device, float *Host) {
+  cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+}
+)cpp";
+
+const char *CopyWarning =
+    ":4:5: warning: 'cudaMemcpy' copies device memory to the host on each of "
+    "10 iterations of the loop at line 3: the copy waits for all queued "
+    "device work and crosses the host link each time [xfer-copy-in-loop]";
+
+TEST_F(ToolTest, ExitStatusZeroWithoutFindings) {
+  std::string File = write("clean.cpp", CleanSource);
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_EQ("", R.Out);
+  EXPECT_NE(std::string::npos, R.Err.find("0 findings in 1 file"));
+}
+
+TEST_F(ToolTest, ExitStatusOneWithFindings) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find(":3:3: note: loop starts here"));
+}
+
+TEST_F(ToolTest, ChecksOptionFilters) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",
+                     StubInclude});
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
+TEST_F(ToolTest, MissingSourceIsAnInputError) {
+  RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("absent.cpp: no such file"))
+      << R.Err;
+}
+
+TEST_F(ToolTest, NoInputIsAUsageError) {
+  RunOutcome R = run(Tool, {});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("no input")) << R.Err;
+}
+
+TEST_F(ToolTest, MissingCompilationDatabase) {
+  RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("compile_commands.json: no compilation database"))
+      << R.Err;
+}
+
+TEST_F(ToolTest, MalformedCompilationDatabase) {
+  write("compile_commands.json", "[{\"directory\": \"/\", \"file\": ");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("malformed compilation database"))
+      << R.Err;
+}
+
+TEST_F(ToolTest, UnparsableSourceStillGetsFindingsAndStatusTwo) {
+  std::string File = write(
+      "broken.cpp", std::string(HazardSource) + "int broken = ;\n");
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find(":6:14: error: expected expression"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("broken.cpp: compiler errors; findings may be "
+                       "incomplete"))
+      << R.Err;
+}
+
+TEST_F(ToolTest, JsonReport) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--format=json", File, "--", "-isystem", StubInclude});
+  ASSERT_EQ(1, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Report = llvm::json::parse(R.Out);
+  ASSERT_TRUE(static_cast<bool>(Report)) << llvm::toString(Report.takeError());
+  const llvm::json::Array *Findings =
+      Report->getAsObject()->getArray("findings");
+  ASSERT_TRUE(Findings);
+  ASSERT_EQ(1u, Findings->size());
+  const llvm::json::Object &F = *(*Findings)[0].getAsObject();
+  EXPECT_EQ("xfer-copy-in-loop", F.getString("check").value_or(""));
+  EXPECT_EQ(4, F.getInteger("line").value_or(0));
+  EXPECT_EQ(5, F.getInteger("column").value_or(0));
+  EXPECT_EQ(File, F.getString("file").value_or(""));
+  ASSERT_EQ(1u, F.getArray("notes")->size());
+}
+
+TEST_F(ToolTest, SarifReport) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--format=sarif", File, "--", "-isystem", StubInclude});
+  ASSERT_EQ(1, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Log = llvm::json::parse(R.Out);
+  ASSERT_TRUE(static_cast<bool>(Log)) << llvm::toString(Log.takeError());
+  const llvm::json::Object &Root = *Log->getAsObject();
+  EXPECT_EQ("2.1.0", Root.getString("version").value_or(""));
+  const llvm::json::Object &Run0 =
+      *(*Root.getArray("runs"))[0].getAsObject();
+  const llvm::json::Array &Results = *Run0.getArray("results");
+  ASSERT_EQ(1u, Results.size());
+  const llvm::json::Object &Result = *Results[0].getAsObject();
+  EXPECT_EQ("xfer-copy-in-loop", Result.getString("ruleId").value_or(""));
+  const llvm::json::Object &Region =
+      *(*Result.getArray("locations"))[0]
+           .getAsObject()
+           ->getObject("physicalLocation")
+           ->getObject("region");
+  EXPECT_EQ(4, Region.getInteger("startLine").value_or(0));
+  EXPECT_EQ(5, Region.getInteger("startColumn").value_or(0));
+}
+
+TEST_F(ToolTest, OutputFileIsWrittenWhole) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Report = Dir.str().str() + "/report.json";
+  RunOutcome R = run(Tool, {"--format=json", "--output=" + Report, File, "--",
+                     "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_EQ("", R.Out);
+  EXPECT_TRUE(static_cast<bool>(llvm::json::parse(readFile(Report))));
+
+  // An output in a directory that does not exist: a clear error, no file.
+  std::string Unwritable = Dir.str().str() + "/missing/report.json";
+  R = run(Tool, {"--output=" + Unwritable, File, "--", "-isystem",
+                 StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("cannot write")) << R.Err;
+  EXPECT_FALSE(llvm::sys::fs::exists(Unwritable));
+}
+
+TEST_F(ToolTest, ParallelJobsGiveTheSameFindings) {
+  std::string A = write("a.cpp", HazardSource);
+  std::string B = write("b.cpp", HazardSource);
+  RunOutcome Serial = run(Tool, {A, B, "--", "-isystem", StubInclude});
+  RunOutcome Parallel = run(Tool, {"-j", "2", A, B, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, Serial.Status);
+  EXPECT_EQ(Serial.Out, Parallel.Out);
+}
+
+TEST_F(ToolTest, ClangTidyConfigurationFileIsHonoured) {
+  write(".clang-tidy", "Checks: '-xfer-copy-in-loop'\n");
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
+TEST_F(ToolTest, Version) {
+  RunOutcome R = run(Tool, {"--version"});
+  EXPECT_EQ(0, R.Status);
+  EXPECT_NE(std::string::npos, R.Out.find("xfer-tidy ")) << R.Out;
+}
+
+// A compilation database as CMake's CUDA language writes it, parsed against
+// the installed CUDA toolkit; the kernel uses an intrinsic overload clang 19
+// does not declare for CUDA 13.
+TEST_F(ToolTest, NvccCompilationDatabaseWithRealToolkit) {
+  if (std::string(XFER_TEST_CUDA_PATH).empty())
+    GTEST_SKIP() << "no CUDA toolkit";
+  std::string Source = write("residual.cu", R"cu(#include <cuda_runtime.h>
+__global__ void relax(float *Values) { Values[0] = __ldcs(&Values[1]); }
+int main() {
+  float *Values, Host;
+  cudaMalloc(&Values, 8);
+  for (int Step = 0; Step < 100; ++Step) {
+    relax<<<1, 1>>>(Values);
+    cudaMemcpy(&Host, Values, sizeof(float), cudaMemcpyDeviceToHost);
+  }
+}
+)cu");
+  std::string Options = write("flags.rsp", "-DRESIDUAL=1 --expt-relaxed-constexpr");
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir.str().str() +
+            "\", \"command\": \"" XFER_TEST_CUDA_PATH
+            "/bin/nvcc -forward-unknown-to-host-compiler -ccbin=g++ "
+            "--generate-code=arch=compute_90,code=[compute_90,sm_90] "
+            "-Xcompiler=-fPIC -std=c++17 --options-file " + Options +
+            " -x cu -rdc=true -c " + Source +
+            " -o residual.o\", \"file\": \"" + Source + "\"}]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Source + ":8:5: warning: 'cudaMemcpy' copies device "
+                                "memory to the host on each of 100 "
+                                "iterations of the loop at line 6"))
+      << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+}
+
+std::set<std::string> warningLines(llvm::StringRef Output) {
+  std::set<std::string> Lines;
+  llvm::SmallVector<llvm::StringRef, 32> All;
+  Output.split(All, '\n');
+  for (llvm::StringRef Line : All)
+    if (Line.contains(": warning: ") || Line.contains(": note: "))
+      Lines.insert(Line.str());
+  return Lines;
+}
+
+// The seed's training loop parsed with Debian's real LibTorch headers, by
+// xfer-tidy and by the plugin loaded into clang-tidy-19: same findings.
+TEST_F(ToolTest, RealLibTorchHeadersAndPluginAgree) {
+  if (std::string(XFER_LIBTORCH_API_INCLUDE).empty())
+    GTEST_SKIP() << "no LibTorch headers";
+  std::string Example = XFER_TESTDATA_DIR "/examples/seed_training_loop.cpp";
+  std::vector<std::string> Flags{"--", "-std=c++17", "-isystem",
+                                 XFER_LIBTORCH_API_INCLUDE};
+  std::vector<std::string> ToolArgs{Example};
+  ToolArgs.insert(ToolArgs.end(), Flags.begin(), Flags.end());
+  RunOutcome Ours = run(Tool, ToolArgs);
+  EXPECT_EQ(1, Ours.Status) << Ours.Err;
+  EXPECT_NE(std::string::npos,
+            Ours.Out.find("seed_training_loop.cpp:34:35: warning: "
+                          "'item<float>()' synchronizes with the GPU on each "
+                          "of 1000 iterations of the loop at line 25"))
+      << Ours.Out;
+  // The fixed loop (readback every 100 iterations) is not reported.
+  EXPECT_EQ(std::string::npos, Ours.Out.find("seed_training_loop.cpp:48:"));
+
+  std::vector<std::string> PluginArgs{"--load=" + Plugin,
+                                      "--checks=-*,xfer-*", Example};
+  PluginArgs.insert(PluginArgs.end(), Flags.begin(), Flags.end());
+  RunOutcome Theirs = run(XFER_CLANG_TIDY, PluginArgs);
+  EXPECT_EQ(0, Theirs.Status) << Theirs.Err;
+  EXPECT_EQ(warningLines(Ours.Out), warningLines(Theirs.Out))
+      << "xfer-tidy:\n" << Ours.Out << "clang-tidy plugin:\n" << Theirs.Out;
+  EXPECT_FALSE(warningLines(Theirs.Out).empty());
+}
+
+} // namespace
