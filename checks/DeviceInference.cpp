@@ -111,6 +111,68 @@ const VarDecl *assignedVariable(const Expr *LHS) {
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
+/// torch::nn::Module or a class derived from it.
+bool isModuleClass(const CXXRecordDecl *RD) {
+  if (!RD)
+    return false;
+  if (isNamed(RD, "Module")) {
+    const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
+    return NS && NS->getName() == "nn";
+  }
+  if (!RD->hasDefinition())
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+    if (isModuleClass(Base.getType()->getAsCXXRecordDecl()))
+      return true;
+  return false;
+}
+
+/// The reference to the variable a module expression names: `m`, `*m`,
+/// `m->` (the object of a member call through ModuleHolder or shared_ptr).
+const DeclRefExpr *moduleReference(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E))
+    if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1)
+      E = Op->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_Deref)
+      E = Unary->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && isModuleType(Var->getType()) ? Ref : nullptr;
+}
+
+const VarDecl *moduleVariable(const Expr *E) {
+  const DeclRefExpr *Ref = moduleReference(E);
+  return Ref ? cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// `module->to(device)`: Module::to with a device, which moves in place.
+const CXXMemberCallExpr *asModuleMove(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  if (!Call || Call->getNumArgs() == 0)
+    return nullptr;
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !isNamed(Method, "to") || !isModuleClass(Method->getParent()))
+    return nullptr;
+  const CXXRecordDecl *First = Method->getParamDecl(0)
+                                   ->getType()
+                                   .getNonReferenceType()
+                                   ->getAsCXXRecordDecl();
+  return isNamed(First, "Device") ? Call : nullptr; // not a dtype-only to()
+}
+
+/// Declared in namespace at, torch or c10 (LibTorch itself).
+bool isTorchFunction(const FunctionDecl *FD) {
+  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "at" || NS->getName() == "torch" ||
+          NS->getName() == "c10")
+        return true;
+  return false;
+}
+
 bool isHostAllocationFunction(const FunctionDecl *FD) {
   if (!FD || !FD->getIdentifier())
     return false;
@@ -120,6 +182,33 @@ bool isHostAllocationFunction(const FunctionDecl *FD) {
 }
 
 } // namespace
+
+bool isModuleType(QualType T) {
+  if (T.isNull())
+    return false;
+  const CXXRecordDecl *RD =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  if (const auto *Spec =
+          dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD)) {
+    if (isNamed(Spec, "ModuleHolder"))
+      return true;
+    if (isNamed(Spec, "shared_ptr") && Spec->getTemplateArgs().size() >= 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return isModuleType(Spec->getTemplateArgs()[0].getAsType());
+  }
+  // torch::nn::Linear and friends derive from ModuleHolder<...Impl>.
+  if (RD && RD->hasDefinition())
+    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+      if (const auto *BaseRD = Base.getType()->getAsCXXRecordDecl();
+          BaseRD && isNamed(BaseRD, "ModuleHolder"))
+        return true;
+  return isModuleClass(RD);
+}
+
+PlacementFact DeviceInference::modulePlacement(const Expr *E) {
+  std::optional<PlacementFact> Result = evaluateModule(E);
+  return Result ? *Result : PlacementFact{};
+}
 
 PlacementFact DeviceInference::tensorPlacement(const Expr *E) {
   std::optional<PlacementFact> Result = evaluateTensor(E);
@@ -144,6 +233,8 @@ std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
     return evaluateDevice(E);
   case ValueKind::Pointer:
     return evaluatePointer(E);
+  case ValueKind::Module:
+    return evaluateModule(E);
   }
   llvm_unreachable("unknown value kind");
 }
@@ -454,6 +545,64 @@ DeviceInference::evaluatePointer(const Expr *Original) {
 }
 
 std::optional<PlacementFact>
+DeviceInference::evaluateModule(const Expr *Original) {
+  if (!Original)
+    return PlacementFact{};
+  if (const DeclRefExpr *Ref = moduleReference(Original))
+    return resolveVariable(cast<VarDecl>(Ref->getDecl()), Ref,
+                           ValueKind::Module);
+  if (const CXXMemberCallExpr *Move = asModuleMove(Original)) {
+    std::optional<PlacementFact> Device = evaluateDevice(Move->getArg(0));
+    if (!Device || Device->Where == Placement::Unknown)
+      return PlacementFact{};
+    return fact(Device->Where, Move,
+                "moved by to() to a " + placementName(Device->Where).str() +
+                    " device");
+  }
+  // A construction: only the module's own constructors build parameters
+  // (a ModuleHolder from nullptr and an empty shared_ptr hold nothing).
+  const Expr *E = Original;
+  while (true) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else
+      break;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)
+      return evaluateModule(Construct->getArg(0));
+    const CXXRecordDecl *RD = Ctor->getParent();
+    bool BuildsModule = !isNamed(RD, "shared_ptr") && isModuleType(
+                                                          Construct->getType());
+    for (const Expr *Arg : Construct->arguments())
+      if (Arg->IgnoreParenImpCasts()->getType()->isNullPtrType())
+        BuildsModule = false;
+    if (BuildsModule)
+      return fact(Placement::Cpu, Construct,
+                  "constructed with its parameters on the host");
+    return PlacementFact{};
+  }
+  if (const auto *New = dyn_cast<CXXNewExpr>(E);
+      New && isModuleClass(New->getAllocatedType()->getAsCXXRecordDecl()))
+    return fact(Placement::Cpu, New,
+                "constructed with its parameters on the host");
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isNamed(Callee, "make_shared") &&
+        isModuleType(Call->getType()))
+      return fact(Placement::Cpu, Call,
+                  "constructed with its parameters on the host by "
+                  "std::make_shared");
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
 DeviceInference::evaluateDefinition(const Definition &Def, ValueKind Kind) {
   if (!InProgress.insert(Def.At).second)
     return std::nullopt; // a loop-carried cycle: no information
@@ -568,7 +717,21 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
           Out[Var].push_back({Op, Op->getArg(1), false});
       return true;
     }
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      if (asModuleMove(Call))
+        if (const VarDecl *Var =
+                moduleVariable(Call->getImplicitObjectArgument()))
+          Out[Var].push_back({Call, Call, false});
+      return true;
+    }
     bool VisitCallExpr(CallExpr *Call) {
+      // A module handed to user code may be moved there.
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          !isa<CXXOperatorCallExpr>(Call) &&
+          (!Callee || !isTorchFunction(Callee)))
+        for (const Expr *Arg : Call->arguments())
+          if (const VarDecl *Var = moduleVariable(Arg))
+            Out[Var].push_back({Call, nullptr, false});
       std::optional<CudaApi> Api = identifyCudaCall(Call);
       if (!Api || Call->getNumArgs() == 0)
         return true;

@@ -70,10 +70,17 @@ public:
   /// Placement of the memory the raw pointer \p E points to.
   PlacementFact pointerPlacement(const Expr *E);
 
+  /// Placement of the parameters of the torch::nn module \p E names: a
+  /// module object, a ModuleHolder (torch::nn::Linear) or a std::shared_ptr
+  /// to a module. Modules are built on the host and Module::to() moves them
+  /// in place, so `model->to(device)` is a definition of `model`. A module
+  /// passed to a function outside LibTorch may be moved there: unknown.
+  PlacementFact modulePlacement(const Expr *E);
+
   ASTContext &context() { return Ctx; }
 
 private:
-  enum class ValueKind { Tensor, Device, Pointer };
+  enum class ValueKind { Tensor, Device, Pointer, Module };
 
   /// One write to a local variable.
   struct Definition {
@@ -87,6 +94,7 @@ private:
   std::optional<PlacementFact> evaluateTensor(const Expr *E);
   std::optional<PlacementFact> evaluateDevice(const Expr *E);
   std::optional<PlacementFact> evaluatePointer(const Expr *E);
+  std::optional<PlacementFact> evaluateModule(const Expr *E);
   std::optional<PlacementFact> resolveVariable(const VarDecl *Var,
                                                const Expr *Use,
                                                ValueKind Kind);
@@ -102,6 +110,10 @@ private:
   /// itself, which gives no information rather than recursing forever.
   llvm::DenseSet<const Stmt *> InProgress;
 };
+
+/// True if \p T is a torch::nn module, a ModuleHolder or a std::shared_ptr
+/// to a module (through references and cv-qualifiers).
+bool isModuleType(QualType T);
 
 } // namespace clang::tidy::xfer
 

@@ -1,6 +1,7 @@
 //===--- XferTidyModule.cpp - registers the xfer-* checks -----------------===//
 
 #include "CopyInLoopCheck.h"
+#include "DeviceMismatchCheck.h"
 #include "SyncInLoopCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -11,6 +12,7 @@ class XferTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<CopyInLoopCheck>("xfer-copy-in-loop");
+    Factories.registerCheck<DeviceMismatchCheck>("xfer-device-mismatch");
     Factories.registerCheck<SyncInLoopCheck>("xfer-sync-in-loop");
   }
 };

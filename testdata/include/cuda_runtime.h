@@ -62,3 +62,14 @@ cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block,
                              void **Args, size_t SharedMem,
                              cudaStream_t Stream);
 }
+
+#ifdef __CUDA__
+// Without the CUDA headers (-nocudainc), as crt/host_defines.h spells them,
+// and the launch configuration hook clang's <<<...>>> lowers to.
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+extern "C" unsigned __cudaPushCallConfiguration(dim3 GridDim, dim3 BlockDim,
+                                                size_t SharedMem = 0,
+                                                cudaStream_t Stream = 0);
+#endif

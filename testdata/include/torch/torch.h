@@ -29,6 +29,8 @@ struct Device {
 
 class Scalar {
 public:
+  /* implicit */ Scalar(double V);
+  /* implicit */ Scalar(int64_t V);
   template <typename T> T to() const;
   double toDouble() const;
 };
@@ -112,6 +114,16 @@ public:
   Tensor mul(const Tensor &Other) const;
   Tensor matmul(const Tensor &Other) const;
   Tensor mm(const Tensor &Other) const;
+  Tensor bmm(const Tensor &Mat2) const;
+  Tensor sub(const Tensor &Other) const;
+  Tensor div(const Tensor &Other) const;
+  Tensor index_select(int64_t Dim, const Tensor &Index) const;
+  Tensor masked_fill(const Tensor &Mask, const Scalar &Value) const;
+  Tensor type_as(const Tensor &Other) const;
+  Tensor view_as(const Tensor &Other) const;
+  Tensor &add_(const Tensor &Other) const;
+  Tensor &operator+=(const Tensor &Other) const;
+  int64_t dim() const;
   Tensor view(IntArrayRef Shape) const;
   Tensor clone() const;
   Tensor &zero_() const;
@@ -124,6 +136,9 @@ Tensor operator-(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, double B);
 Tensor operator>(const Tensor &A, double B);
+Tensor operator/(const Tensor &A, const Tensor &B);
+Tensor operator==(const Tensor &A, const Tensor &B);
+Tensor operator<(const Tensor &A, const Tensor &B);
 inline std::ostream &operator<<(std::ostream &Out, const Tensor &T) {
   return Out;
 }
@@ -143,6 +158,11 @@ bool is_nonzero(const Tensor &Self);
 Tensor from_blob(void *Data, IntArrayRef Sizes, TensorOptions Options = {});
 Tensor cat(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
 Tensor mse_loss(const Tensor &A, const Tensor &B);
+Tensor stack(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
+Tensor where(const Tensor &Condition, const Tensor &Self,
+             const Tensor &Other);
+Tensor matmul(const Tensor &Self, const Tensor &Other);
+Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
 } // namespace at
 
 namespace torch {
@@ -176,6 +196,17 @@ inline at::Tensor empty(at::IntArrayRef Size, at::TensorOptions Options = {}) {
 }
 inline at::Tensor tensor(std::initializer_list<float> Values,
                          at::TensorOptions Options = {});
+namespace detail {
+// torch::tensor(2.0) is a 0-dim tensor; torch::tensor({1, 2}) has a dim.
+class TensorDataContainer {
+public:
+  /* implicit */ TensorDataContainer(double Value);
+  /* implicit */ TensorDataContainer(float Value);
+  /* implicit */ TensorDataContainer(int64_t Value);
+};
+} // namespace detail
+inline at::Tensor tensor(detail::TensorDataContainer Data,
+                         at::TensorOptions Options = {});
 inline at::Tensor from_blob(void *Data, at::IntArrayRef Sizes,
                             at::TensorOptions Options = {}) {
   return at::from_blob(Data, Sizes, Options);
@@ -184,8 +215,12 @@ using at::allclose;
 using at::cat;
 using at::equal;
 using at::masked_select;
+using at::matmul;
 using at::mse_loss;
 using at::nonzero;
+using at::scalar_tensor;
+using at::stack;
+using at::where;
 
 namespace cuda {
 bool is_available();
@@ -212,6 +247,12 @@ public:
   Tensor operator()(const Tensor &Input);
 };
 using Linear = ModuleHolder<LinearImpl>;
+
+namespace functional {
+Tensor mse_loss(const Tensor &Input, const Tensor &Target);
+Tensor linear(const Tensor &Input, const Tensor &Weight,
+              const Tensor &Bias = {});
+} // namespace functional
 } // namespace nn
 
 namespace optim {

@@ -1,0 +1,66 @@
+//===--- DeviceMismatchCheck.h - xfer-device-mismatch ---------------------===//
+
+#ifndef XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
+#define XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
+
+#include "DeviceInference.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
+#include <memory>
+
+namespace clang::tidy::xfer {
+
+/// Finds memory used on the wrong side of the host/device boundary:
+///   - LibTorch operations and module calls whose tensors live on different
+///     devices, and `t.to(device);` statements that discard the moved copy;
+///   - cudaMemcpy kinds that contradict the pointers' known placement;
+///   - host memory passed to a kernel launch, and device memory read or
+///     written by host code.
+/// Only placements the device inference knows are reported.
+///
+/// For the user-facing documentation see docs/checks/device-mismatch.md.
+class DeviceMismatchCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+
+private:
+  /// A tensor operand, or a module, of an operation.
+  struct Operand {
+    const Expr *Value;
+    PlacementFact Fact;
+  };
+
+  void checkTensorOperation(const CallExpr *Call, ASTContext &Ctx);
+  void checkModuleCall(const CallExpr *Call, const Expr *Module,
+                       ASTContext &Ctx);
+  void checkDiscardedMove(const CXXMemberCallExpr *Call, ASTContext &Ctx);
+  void checkMemcpyKind(const CallExpr *Call, ASTContext &Ctx);
+  void checkKernelArguments(const CallExpr *Launch, ASTContext &Ctx);
+  void checkHostAccess(const Expr *Access, const Expr *Pointer,
+                       llvm::StringRef What, ASTContext &Ctx);
+
+  /// Whether \p Fact counts as a CUDA placement at \p Site: definitely
+  /// CUDA, or chosen at run time in a function that also places data on
+  /// CUDA unconditionally (then \p ForcedAt is that place).
+  bool isDeviceSide(const PlacementFact &Fact, const Stmt *Site,
+                    ASTContext &Ctx, const Stmt *&ForcedAt);
+  const Stmt *unconditionalCudaPlacement(const FunctionDecl *Function,
+                                         ASTContext &Ctx);
+
+  void noteOrigin(const Expr *Value, const PlacementFact &Fact,
+                  ASTContext &Ctx);
+
+  std::unique_ptr<DeviceInference> Devices;
+  llvm::DenseMap<const FunctionDecl *, const Stmt *> ForcedCuda;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H

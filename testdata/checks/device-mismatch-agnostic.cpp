@@ -1,0 +1,60 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-device-mismatch
+#include <torch/torch.h>
+
+// Device-agnostic code: the device is chosen at run time and everything is
+// moved to it, so nothing here is reported.
+torch::Device try_gpu(int I = 0) {
+  if (torch::cuda::device_count() >= I + 1)
+    return torch::Device(torch::kCUDA, I);
+  return torch::Device(torch::kCPU);
+}
+
+void agnosticTraining(torch::nn::Linear Net) {
+  torch::Device Device =
+      torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  Net->to(Device);
+  auto X = torch::randn({64, 16}).to(Device);
+  auto Y = torch::randn({64, 1}, Device);
+  auto Loss = torch::mse_loss(Net(X), Y);
+  auto W = torch::zeros({16, 1}, torch::TensorOptions().device(Device));
+  (void)X.matmul(W).add(Y);
+  // A CPU tensor next to a maybe-cuda one only fails with a GPU present,
+  // and this function does not assume one.
+  auto Bias = torch::ones({1});
+  (void)Y.add(Bias);
+  torch::nn::Linear Local(16, 1);
+  Local->to(Device);
+  (void)Local(X);
+  (void)Loss;
+}
+
+void tryGpuHelper() {
+  auto Gpu = try_gpu();
+  auto A = torch::randn({3}, Gpu);
+  auto B = torch::randn({3}).to(try_gpu());
+  auto C = torch::randn({3});
+  (void)(A + B);
+  (void)(A + C);
+  (void)torch::cat({A, B, C});
+}
+
+void agnosticWithParameter(torch::Device Device) {
+  auto A = torch::randn({3}).to(Device);
+  auto B = torch::randn({3});
+  (void)A.add(B);
+}
+
+// The same mix is reported once the function also puts data on the GPU
+// unconditionally: it then expects its run-time device to be cuda.
+void assumesGpu(torch::Device Device) {
+  auto Mask = torch::ones({3}).cuda();
+  auto A = torch::randn({3}).to(Device);
+  auto B = torch::randn({3});
+  (void)A.add(B);
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // CHECK-NOTES: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
+  (void)A.add(Mask);
+}

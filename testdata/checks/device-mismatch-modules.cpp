@@ -1,0 +1,99 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-device-mismatch
+#include <memory>
+#include <torch/torch.h>
+
+struct NetImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &X);
+};
+
+void moduleOnGpuCpuInput() {
+  torch::nn::Linear Fc(16, 4);
+  Fc->to(torch::kCUDA);
+  auto X = torch::randn({8, 16});
+  (void)Fc(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Fc->forward(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Fc(X.cuda());
+  (void)Fc->forward(X.to(torch::kCUDA));
+}
+
+void sharedModule(torch::Device Device) {
+  torch::Device Gpu(torch::kCUDA);
+  auto Model = std::make_shared<NetImpl>();
+  Model->to(Gpu);
+  auto Input = torch::ones({1, 16});
+  (void)Model->forward(Input);
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: calling 'Model' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // The reverse: a module left on the host called with a CUDA tensor.
+  NetImpl HostNet;
+  (void)HostNet.forward(Input.cuda());
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: calling 'HostNet' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  torch::nn::Linear Head(16, 1);
+  (void)Head(torch::randn({2, 16}, Gpu));
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  Model->to(torch::kCPU);
+  (void)Model->forward(Input);
+  (void)HostNet.forward(Input);
+}
+
+void moveModule(std::shared_ptr<NetImpl> &M);
+void unknownModules(std::shared_ptr<NetImpl> Param, bool Flag) {
+  auto X = torch::randn({4, 16});
+  (void)Param->forward(X.cuda());
+  // Moved by a function the analysis does not follow.
+  auto Escaped = std::make_shared<NetImpl>();
+  moveModule(Escaped);
+  (void)Escaped->forward(X.cuda());
+  torch::nn::Linear Empty{nullptr};
+  (void)Empty(X.cuda());
+}
+
+// Moved on one path only: the device is a run-time choice, reported only
+// where the code also assumes a GPU.
+void movedOnOnePath(bool Flag) {
+  auto X = torch::randn({4, 16});
+  torch::nn::Linear Maybe(16, 4);
+  if (Flag)
+    Maybe->to(torch::kCUDA);
+  (void)Maybe(X);
+}
+
+void movedOnOnePathAssumingGpu(bool Flag) {
+  auto X = torch::randn({4, 16});
+  torch::nn::Linear Maybe(16, 4);
+  if (Flag)
+    Maybe->to(torch::kCUDA);
+  (void)Maybe(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Maybe(X.cuda());
+}
+
+// Tensor::to() returns a new tensor; unlike Module::to() it moves nothing.
+struct Trainer {
+  torch::Tensor Weights;
+  void prepare(torch::Device Device) {
+    Weights.to(Device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'Weights' stays where it was [xfer-device-mismatch]
+  }
+};
+
+void discardedMoves(torch::Device Device, bool Flag) {
+  auto T = torch::randn({3});
+  T.to(Device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  T.cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the tensor returned by 'cuda()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  if (Flag)
+    T.to(torch::kCUDA, torch::kFloat);
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  // Not reported: results that are used, dtype-only conversions, modules.
+  T = T.to(Device);
+  auto U = T.cuda();
+  T.to(torch::kFloat);
+  (void)T.cuda();
+  torch::nn::Linear Fc(3, 3);
+  Fc->to(Device);
+  (void)U;
+}
