@@ -1,0 +1,99 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-copy-in-loop
+#include <cuda_runtime.h>
+#include <torch/torch.h>
+#include <vector>
+
+// Device-to-host copies on every iteration.
+void readbacks(torch::Tensor Weights, int Iters) {
+  auto W = Weights.cuda();
+  torch::Device Host("cpu");
+  torch::Device Cpu = torch::kCPU;
+  auto HostBuffer = torch::zeros({4, 1});
+  for (int I = 0; I < Iters; ++I) {
+    auto A = W.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    auto B = W.to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    auto C = W.to(torch::Device("cpu"));
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    auto D = W.to(Host);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    auto E = W.to(Cpu);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-15]]:3: note: loop starts here
+    HostBuffer.copy_(W);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'copy_()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
+    // Negatives: moves that stay on the device, dtype-only conversions,
+    // copies between device tensors, and host tensors going to the host.
+    auto F = W.to(torch::kFloat);
+    auto G = W.to(W);
+    W.copy_(W);
+    auto H = HostBuffer.cpu();
+    auto J = HostBuffer.to(torch::kCPU);
+    (void)A, (void)B, (void)C, (void)D, (void)E, (void)F, (void)G, (void)H,
+        (void)J;
+  }
+}
+
+void cudaReadbacks(float *DeviceData, float *Host, size_t Bytes, int Iters) {
+  float *Device = nullptr;
+  cudaMalloc((void **)&Device, Bytes);
+  float Pinned[4];
+  for (int I = 0; I < Iters; ++I) {
+    cudaMemcpy(Host, Device, Bytes, cudaMemcpyDeviceToHost);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    cudaMemcpy2D(Host, 16, Device, 16, 16, 4, cudaMemcpyDeviceToHost);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy2D' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    cudaMemcpyFromSymbol(Host, DeviceData, 16);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpyFromSymbol' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    cudaMemcpy(Pinned, Device, 16, cudaMemcpyDefault);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    // Negatives: device-to-device, and a direction cudaMemcpyDefault
+    // leaves unknown.
+    cudaMemcpy(DeviceData, Device, Bytes, cudaMemcpyDeviceToDevice);
+    cudaMemcpy(Host, DeviceData, Bytes, cudaMemcpyDefault);
+  }
+  // Once, after the loop: the fix.
+  cudaMemcpy(Host, Device, Bytes, cudaMemcpyDeviceToHost);
+}
+
+// Host-to-device copies whose source does not change in the loop could be
+// done once; a new batch every iteration is necessary and never reported.
+void uploads(const std::vector<torch::Tensor> &Loader, float *HostTable,
+             float *Scratch, int Iters) {
+  float *Device = nullptr;
+  cudaMalloc((void **)&Device, 4096);
+  torch::Tensor Weights = torch::randn({4, 4});
+  torch::Tensor Running = torch::zeros({4});
+  for (int I = 0; I < Iters; ++I) {
+    auto W = Weights.to(torch::kCUDA);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'to(cuda)' copies 'Weights' to the GPU on every iteration of the loop at line 78, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    cudaMemcpy(Device, HostTable, 4096, cudaMemcpyHostToDevice);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'HostTable' to the GPU on every iteration of the loop at line 78, but 'HostTable' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // Negatives: the source changes in the loop.
+    Scratch[0] = static_cast<float>(I);
+    cudaMemcpy(Device, Scratch, 4096, cudaMemcpyHostToDevice);
+    Running.add_(W.cpu());
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 78: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    auto R = Running.cuda();
+    auto Fresh = torch::randn({4}).cuda(); // a new tensor: not hoistable here
+    (void)R, (void)Fresh;
+  }
+  for (const auto &Batch : Loader) {
+    auto B = Batch.to(torch::kCUDA); // a new batch each iteration
+    (void)B;
+  }
+}
