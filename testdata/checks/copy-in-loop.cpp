@@ -87,7 +87,7 @@ void uploads(const std::vector<torch::Tensor> &Loader, float *HostTable,
     cudaMemcpy(Device, Scratch, 4096, cudaMemcpyHostToDevice);
     Running.add_(W.cpu());
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 78: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    // CHECK-NOTES: :78:3: note: loop starts here
     auto R = Running.cuda();
     auto Fresh = torch::randn({4}).cuda(); // a new tensor: not hoistable here
     (void)R, (void)Fresh;
