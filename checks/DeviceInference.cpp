@@ -470,10 +470,17 @@ DeviceInference::evaluatePointer(const Expr *Original) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     if (!Var)
       return PlacementFact{};
-    if (Var->getType()->isArrayType())
+    if (Var->getType()->isArrayType()) {
+      // A __device__ or __constant__ array is a device symbol, which host
+      // code reaches through cudaGetSymbolAddress, not by its name.
+      if (Var->hasAttr<CUDADeviceAttr>() || Var->hasAttr<CUDAConstantAttr>())
+        return PlacementFact{};
+      if (std::optional<PlacementFact> Pinned = registeredBefore(Var, Ref))
+        return Pinned;
       return fact(Placement::Cpu, Var->getInit() ? (const Stmt *)Var->getInit()
                                                  : (const Stmt *)Ref,
                   "the array '" + Var->getName().str() + "'");
+    }
     if (Var->getType()->isPointerType())
       return resolveVariable(Var, Ref, ValueKind::Pointer);
     return PlacementFact{};
@@ -517,9 +524,16 @@ DeviceInference::evaluatePointer(const Expr *Original) {
           Object ? Object->getType()->getAsCXXRecordDecl() : nullptr;
       if (Callee && isNamed(Callee, "data") && RD &&
           (isNamed(RD, "vector") || isNamed(RD, "array") ||
-           isNamed(RD, "basic_string")))
+           isNamed(RD, "basic_string"))) {
+        if (const auto *Ref =
+                dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()))
+          if (const auto *Container = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (std::optional<PlacementFact> Pinned =
+                    registeredBefore(Container, Ref))
+              return Pinned;
         return fact(Placement::Cpu, E,
                     "the storage of a std::" + RD->getName().str());
+      }
       if (Callee && (isNamed(Callee, "data_ptr") || isNamed(Callee, "data")) &&
           Object && isTensorType(Object->getType()))
         return evaluateTensor(Object);
@@ -600,6 +614,18 @@ DeviceInference::evaluateModule(const Expr *Original) {
                   "constructed with its parameters on the host by "
                   "std::make_shared");
   return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::registeredBefore(const VarDecl *Var, const Expr *Use) {
+  // An array or a container's storage is the same memory at every use, so a
+  // registration anywhere earlier in the function still holds.
+  for (const Definition &Def : definitionsOf(Var))
+    if (Def.RegistersPinned &&
+        isBeforeInSource(Def.At, Use, Ctx.getSourceManager()))
+      return fact(Placement::PinnedCpu, Def.At,
+                  "host memory registered by cudaHostRegister");
+  return std::nullopt;
 }
 
 std::optional<PlacementFact>
@@ -743,12 +769,18 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
         if (const VarDecl *Var = allocatedVariable(Call->getArg(0)))
           Out[Var].push_back({Call, Call, false});
         break;
-      case CudaApi::HostRegister:
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(
-                Call->getArg(0)->IgnoreParenCasts()))
+      case CudaApi::HostRegister: {
+        // A pointer, an array, or a container's storage (v.data()).
+        const Expr *Registered = Call->getArg(0)->IgnoreParenCasts();
+        if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Registered))
+          if (isNamed(Data->getMethodDecl(), "data") &&
+              !isTensorType(Data->getImplicitObjectArgument()->getType()))
+            Registered = Data->getImplicitObjectArgument()->IgnoreParenCasts();
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(Registered))
           if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
             Out[Var].push_back({Call, Call, true});
         break;
+      }
       default:
         break;
       }

@@ -100,6 +100,9 @@ private:
                                                ValueKind Kind);
   std::optional<PlacementFact> evaluateDefinition(const Definition &Def,
                                                   ValueKind Kind);
+  /// The pinning of \p Var's memory by a cudaHostRegister before \p Use.
+  std::optional<PlacementFact> registeredBefore(const VarDecl *Var,
+                                                const Expr *Use);
   const DefinitionList &definitionsOf(const VarDecl *Var);
   void collectDefinitions(const FunctionDecl *Function);
 

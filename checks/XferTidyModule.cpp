@@ -1,7 +1,9 @@
 //===--- XferTidyModule.cpp - registers the xfer-* checks -----------------===//
 
 #include "CopyInLoopCheck.h"
+#include "CreateOnDeviceCheck.h"
 #include "DeviceMismatchCheck.h"
+#include "PageableAsyncCopyCheck.h"
 #include "SyncInLoopCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -12,7 +14,10 @@ class XferTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<CopyInLoopCheck>("xfer-copy-in-loop");
+    Factories.registerCheck<CreateOnDeviceCheck>("xfer-create-on-device");
     Factories.registerCheck<DeviceMismatchCheck>("xfer-device-mismatch");
+    Factories.registerCheck<PageableAsyncCopyCheck>(
+        "xfer-pageable-async-copy");
     Factories.registerCheck<SyncInLoopCheck>("xfer-sync-in-loop");
   }
 };

@@ -19,6 +19,33 @@ struct dim3 {
   unsigned x, y, z;
   dim3(unsigned X = 1, unsigned Y = 1, unsigned Z = 1) : x(X), y(Y), z(Z) {}
 };
+typedef struct cudaArray *cudaArray_t;
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+struct cudaExtent {
+  size_t width;
+  size_t height;
+  size_t depth;
+};
+struct cudaPos {
+  size_t x;
+  size_t y;
+  size_t z;
+};
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
 #define cudaHostAllocDefault 0x00
 #define cudaHostRegisterDefault 0x00
 #define cudaMemAttachGlobal 0x01
@@ -49,6 +76,12 @@ cudaError_t cudaMemcpy2DAsync(void *Dst, size_t DPitch, const void *Src,
                               size_t SPitch, size_t Width, size_t Height,
                               enum cudaMemcpyKind Kind,
                               cudaStream_t Stream = 0);
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *P,
+                              cudaStream_t Stream = 0);
+cudaError_t cudaMemcpyPeerAsync(void *Dst, int DstDevice, const void *Src,
+                                int SrcDevice, size_t Count,
+                                cudaStream_t Stream = 0);
+cudaError_t cudaHostUnregister(void *Ptr);
 cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t Count,
                                  size_t Offset = 0,
                                  enum cudaMemcpyKind Kind =
@@ -61,6 +94,25 @@ cudaError_t cudaMemset(void *DevPtr, int Value, size_t Count);
 cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block,
                              void **Args, size_t SharedMem,
                              cudaStream_t Stream);
+}
+
+// driver_functions.h
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *D, size_t P,
+                                                        size_t XSize,
+                                                        size_t YSize) {
+  struct cudaPitchedPtr S;
+  S.ptr = D;
+  S.pitch = P;
+  S.xsize = XSize;
+  S.ysize = YSize;
+  return S;
+}
+static inline struct cudaExtent make_cudaExtent(size_t W, size_t H, size_t D) {
+  struct cudaExtent E;
+  E.width = W;
+  E.height = H;
+  E.depth = D;
+  return E;
 }
 
 #ifdef __CUDA__

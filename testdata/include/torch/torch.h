@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <ostream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace c10 {
@@ -63,6 +65,12 @@ struct TensorOptions {
   /* implicit */ TensorOptions(Device D);
   /* implicit */ TensorOptions(DeviceType T);
   /* implicit */ TensorOptions(ScalarType S);
+  // Anything a Device can be built from: "cuda:0", (kCUDA, 1).
+  template <typename... Args,
+            typename = std::enable_if_t<
+                std::is_constructible<Device, Args &&...>::value>>
+  /* implicit */ TensorOptions(Args &&...A)
+      : TensorOptions(Device(std::forward<Args>(A)...)) {}
   TensorOptions device(Device D) const;
   TensorOptions dtype(ScalarType S) const;
   TensorOptions requires_grad(bool R = true) const;

@@ -1,0 +1,347 @@
+//===--- CreateOnDeviceCheck.cpp - xfer-create-on-device ------------------===//
+
+#include "CreateOnDeviceCheck.h"
+#include "ApiCatalogue.h"
+#include "AstUtils.h"
+#include "LoopContext.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::xfer {
+namespace {
+
+bool isNamedRecord(QualType T, llvm::StringRef Name) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == Name;
+}
+
+/// Looks through the temporaries and implicit conversions around a value,
+/// down to the expression as written.
+const Expr *asWritten(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+             Construct && !isa<CXXTemporaryObjectExpr>(Construct) &&
+             Construct->getNumArgs() == 1 &&
+             !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      E = Construct->getArg(0); // an implicit conversion or copy
+    else
+      return E;
+  }
+  return E;
+}
+
+/// The LibTorch factory call \p E is, if it is one.
+const CallExpr *asFactoryCall(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(asWritten(E));
+  if (!Call)
+    return nullptr;
+  std::optional<TorchCall> Torch = identifyTorchCall(Call);
+  return Torch && Torch->Op == TorchOp::Factory ? Call : nullptr;
+}
+
+/// Random factories draw from the generator of the device they create on:
+/// creating on the GPU yields different numbers than a CPU run with the same
+/// seed, and leaves the CPU generator's state where it was.
+bool isRandomFactory(const CallExpr *Factory) {
+  const FunctionDecl *FD = Factory->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return true;
+  llvm::StringRef Name = FD->getName();
+  return Name.starts_with("rand") || Name == "normal" || Name == "bernoulli" ||
+         Name == "multinomial" || Name == "poisson";
+}
+
+/// Index of the TensorOptions parameter of a factory.
+std::optional<unsigned> optionsParameter(const FunctionDecl *FD) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (isNamedRecord(FD->getParamDecl(I)->getType(), "TensorOptions"))
+      return I;
+  return std::nullopt;
+}
+
+/// True if a device expression written as \p Written names only a device
+/// (a Device, a DeviceType or a device string), not other tensor options.
+bool namesOnlyDevice(const Expr *Written) {
+  QualType T = Written->getType().getNonReferenceType();
+  if (isNamedRecord(T, "Device") || isNamedRecord(T, "basic_string"))
+    return true;
+  if (const auto *Enum = T->getAs<EnumType>())
+    return Enum->getDecl()->getName() == "DeviceType";
+  if (T->isArrayType() || T->isPointerType())
+    return T->getPointeeOrArrayElementType()->isCharType();
+  return false;
+}
+
+/// True if the options \p Options may carry settings under which creating
+/// on the device differs from moving there afterwards: requires_grad (the
+/// moved tensor is not a leaf, the created one is), pinned_memory (invalid
+/// for a device tensor), or a variable whose settings are not visible here.
+bool optionsBlockFix(const Expr *Options) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Blocked = false;
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const FunctionDecl *FD = Call->getDirectCallee())
+        if (FD->getIdentifier() && (FD->getName() == "requires_grad" ||
+                                    FD->getName() == "pinned_memory"))
+          Blocked = true;
+      return !Blocked;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+      if (isa<VarDecl>(Ref->getDecl()) && !Ref->getType()->isEnumeralType() &&
+          !Ref->getType().isConstQualified())
+        Blocked = true;
+      return !Blocked;
+    }
+  };
+  Finder F;
+  F.TraverseStmt(const_cast<Expr *>(Options));
+  return F.Blocked;
+}
+
+/// True if the result of \p E can take a member access without
+/// parentheses.
+bool isPostfixExpression(const Expr *E) {
+  return isa<CallExpr, DeclRefExpr, ParenExpr, MemberExpr,
+             CXXTemporaryObjectExpr, CXXFunctionalCastExpr>(E);
+}
+
+unsigned usesIn(const VarDecl *Var, const Stmt *Body) {
+  struct Counter : RecursiveASTVisitor<Counter> {
+    const VarDecl *Var;
+    unsigned Count = 0;
+    explicit Counter(const VarDecl *Var) : Var(Var) {}
+    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+      if (Ref->getDecl() == Var)
+        ++Count;
+      return true;
+    }
+  };
+  Counter C(Var);
+  C.TraverseStmt(const_cast<Stmt *>(Body));
+  return C.Count;
+}
+
+const Stmt *innermostLoop(const ExecutionFrequency &Frequency) {
+  return Frequency.inLoop() ? Frequency.Loops.front().Loop : nullptr;
+}
+
+/// A host-to-device move of a freshly created host tensor.
+struct Move {
+  const CXXMemberCallExpr *Call;
+  std::string Operation; // "to()", "cuda()"
+  Placement Target;      // Cuda or MaybeCuda
+  /// The device argument of to(); null for cuda().
+  const Expr *DeviceArg = nullptr;
+  /// to() passes nothing but a device: no dtype, non_blocking or copy.
+  bool OnlyDevice = true;
+};
+
+std::optional<Move> identifyMove(const CallExpr *Call,
+                                 DeviceInference &Devices) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  std::optional<TorchCall> Torch = identifyTorchCall(Call);
+  if (!Member || !Torch || !Torch->Subject)
+    return std::nullopt;
+  if (Torch->Op == TorchOp::Cuda)
+    return Move{Member, Torch->Spelling, Placement::Cuda};
+  if (Torch->Op != TorchOp::To || Call->getNumArgs() == 0)
+    return std::nullopt;
+  const Expr *Target = Call->getArg(0);
+  // to(other): where `other` lives is a different question.
+  if (isTensorType(Target->getType()))
+    return std::nullopt;
+  std::optional<PlacementFact> Device = Devices.deviceValue(Target);
+  if (!Device || (Device->Where != Placement::Cuda &&
+                  Device->Where != Placement::MaybeCuda))
+    return std::nullopt;
+  Move M{Member, Torch->Spelling, Device->Where, asWritten(Target)};
+  M.OnlyDevice = namesOnlyDevice(M.DeviceArg);
+  for (unsigned I = 1; I < Call->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(Call->getArg(I)))
+      M.OnlyDevice = false;
+  return M;
+}
+
+} // namespace
+
+CreateOnDeviceCheck::CreateOnDeviceCheck(llvm::StringRef Name,
+                                         ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      FixRandomFactories(Options.get("FixRandomFactories", false)) {}
+
+void CreateOnDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "FixRandomFactories", FixRandomFactories);
+}
+
+void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
+  // Template instantiations are analysed like other code, but fixed only
+  // through their pattern, which is what the source spells.
+  Finder->addMatcher(cxxMemberCallExpr(unless(isExpansionInSystemHeader()),
+                                       anyOf(allOf(isInTemplateInstantiation(),
+                                                   expr().bind("instantiated")),
+                                             anything()))
+                         .bind("call"),
+                     this);
+}
+
+void CreateOnDeviceCheck::onStartOfTranslationUnit() { Devices.reset(); }
+
+void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LangOpts = Ctx.getLangOpts();
+  if (!Devices)
+    Devices = std::make_unique<DeviceInference>(Ctx);
+
+  std::optional<Move> M = identifyMove(Call, *Devices);
+  if (!M)
+    return;
+
+  // The tensor moved: a factory call right there, or a local variable
+  // initialised by one and used for nothing else.
+  const Expr *Object = M->Call->getImplicitObjectArgument();
+  const CallExpr *Factory = asFactoryCall(Object);
+  const VarDecl *Variable = nullptr;
+  if (!Factory) {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(asWritten(Object));
+    Variable = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Variable || isa<ParmVarDecl>(Variable) ||
+        !Variable->hasLocalStorage() || Variable->getType()->isReferenceType())
+      return;
+    Factory = asFactoryCall(Variable->getInit());
+    const FunctionDecl *Function = enclosingFunction(Call, Ctx);
+    if (!Factory || !Function || !Function->hasBody() ||
+        usesIn(Variable, Function->getBody()) != 1)
+      return;
+  }
+  if (Devices->tensorPlacement(Factory).Where != Placement::Cpu)
+    return;
+
+  ExecutionFrequency Frequency = analyzeFrequency(Factory, Ctx);
+  // Created once and moved on every iteration is a loop-invariant copy,
+  // which xfer-copy-in-loop reports; here both happen together.
+  if (Variable &&
+      innermostLoop(Frequency) != innermostLoop(analyzeFrequency(Call, Ctx)))
+    return;
+
+  std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);
+  std::string FrequencyPhrase =
+      Frequency.inLoop() ? " " + describeFrequency(Frequency, SM) : "";
+  SourceLocation WarnLoc = SM.getExpansionLoc(M->Call->getExprLoc());
+  {
+    DiagnosticBuilder Warning =
+        diag(WarnLoc,
+             "%select{tensor|tensor '%1'}0 created on the host by '%2' is "
+             "copied to %select{the GPU|a device chosen at run time}3 by "
+             "'%4'%5; pass the device to the factory to create it there "
+             "directly")
+        << (Variable ? 1 : 0) << (Variable ? Variable->getName() : "")
+        << FactoryCall->Spelling << (M->Target == Placement::Cuda ? 0 : 1)
+        << M->Operation << FrequencyPhrase;
+
+    // The fix rewrites `factory(args).to(device)` as
+    // `factory(args, device)`: only in the direct chain, where nothing else
+    // sees the host tensor, and only where the result is the same tensor.
+    bool Fixable = !Variable && M->OnlyDevice &&
+                   !Result.Nodes.getNodeAs<Expr>("instantiated") &&
+                   (FixRandomFactories || !isRandomFactory(Factory));
+    // Moving the device expression ahead of the factory's arguments must
+    // not reorder side effects.
+    if (M->DeviceArg && M->DeviceArg->HasSideEffects(Ctx, false))
+      Fixable = false;
+    std::optional<unsigned> OptionsIndex;
+    if (Fixable)
+      OptionsIndex = optionsParameter(Factory->getDirectCallee());
+    if (!OptionsIndex || *OptionsIndex >= Factory->getNumArgs())
+      Fixable = false;
+    // The options must be the last argument written: later ones would
+    // need spelling out.
+    for (unsigned I = OptionsIndex ? *OptionsIndex + 1 : 0;
+         Fixable && I < Factory->getNumArgs(); ++I)
+      if (!isa<CXXDefaultArgExpr>(Factory->getArg(I)))
+        Fixable = false;
+
+    llvm::SmallVector<SourceLocation, 8> Touched = {
+        Factory->getBeginLoc(), Factory->getEndLoc(), Object->getEndLoc(),
+        M->Call->getEndLoc()};
+    if (M->DeviceArg) {
+      Touched.push_back(M->DeviceArg->getBeginLoc());
+      Touched.push_back(M->DeviceArg->getEndLoc());
+    }
+    const Expr *Options = nullptr;
+    if (Fixable && !isa<CXXDefaultArgExpr>(Factory->getArg(*OptionsIndex))) {
+      Options = asWritten(Factory->getArg(*OptionsIndex));
+      Touched.push_back(Options->getBeginLoc());
+      Touched.push_back(Options->getEndLoc());
+      // Options that already name a device (even kCPU), or whose settings
+      // change meaning on the device, are left alone.
+      if (isa<InitListExpr>(Options) || optionsBlockFix(Options) ||
+          Devices->deviceValue(Factory->getArg(*OptionsIndex)))
+        Fixable = false;
+    }
+    for (SourceLocation Loc : Touched)
+      if (Loc.isInvalid() || Loc.isMacroID())
+        Fixable = false;
+
+    if (Fixable) {
+      llvm::StringRef Namespace =
+          llvm::StringRef(FactoryCall->Spelling).split("::").first;
+      std::string DeviceText =
+          M->DeviceArg
+              ? Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                         M->DeviceArg->getSourceRange()),
+                                     SM, LangOpts)
+                    .str()
+              : (Namespace + "::kCUDA").str();
+      auto AfterToken = [&](SourceLocation Loc) {
+        return Lexer::getLocForEndOfToken(Loc, 0, SM, LangOpts);
+      };
+      if (!Options) {
+        Warning << FixItHint::CreateInsertion(Factory->getRParenLoc(),
+                                              (*OptionsIndex == 0 ? "" : ", ") +
+                                                  DeviceText);
+      } else if (isNamedRecord(Options->getType(), "TensorOptions")) {
+        if (!isPostfixExpression(Options))
+          Warning << FixItHint::CreateInsertion(Options->getBeginLoc(), "(");
+        Warning << FixItHint::CreateInsertion(
+            AfterToken(Options->getEndLoc()),
+            (isPostfixExpression(Options) ? "" : ")") +
+                (".device(" + DeviceText + ")"));
+      } else {
+        // A dtype or layout converted to TensorOptions implicitly.
+        Warning << FixItHint::CreateInsertion(
+                       Options->getBeginLoc(),
+                       (Namespace + "::TensorOptions(").str())
+                << FixItHint::CreateInsertion(AfterToken(Options->getEndLoc()),
+                                              ").device(" + DeviceText + ")");
+      }
+      Warning << FixItHint::CreateRemoval(CharSourceRange::getCharRange(
+          AfterToken(Object->getEndLoc()), AfterToken(M->Call->getEndLoc())));
+    }
+  }
+
+  if (Variable)
+    diag(SM.getExpansionLoc(Factory->getBeginLoc()),
+         "'%0' is created on the host here", DiagnosticIDs::Note)
+        << Variable->getName();
+  if (Frequency.inLoop())
+    diag(Frequency.Loops.front().Loop->getBeginLoc(), "%0 starts here",
+         DiagnosticIDs::Note)
+        << Frequency.Loops.front().Kind;
+}
+
+} // namespace clang::tidy::xfer

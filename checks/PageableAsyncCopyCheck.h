@@ -1,0 +1,42 @@
+//===--- PageableAsyncCopyCheck.h - xfer-pageable-async-copy --------------===//
+
+#ifndef XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
+#define XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
+
+#include "DeviceInference.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <memory>
+
+namespace clang::tidy::xfer {
+
+/// Finds asynchronous host<->device copies whose host side is pageable
+/// memory: cudaMemcpyAsync, cudaMemcpy2DAsync and cudaMemcpy3DAsync from or
+/// into malloc/new/std::vector/stack memory, and LibTorch's
+/// `to(device, /*non_blocking=*/true)` and `copy_(src, true)` of a tensor
+/// that is not pinned. Such a copy is staged through a pinned bounce buffer
+/// and returns only once the host memory has been copied: it is not
+/// asynchronous with respect to the host.
+///
+/// For the user-facing documentation see docs/checks/pageable-async-copy.md.
+class PageableAsyncCopyCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+
+private:
+  void checkCudaCopy(const CallExpr *Call, ASTContext &Ctx);
+  void checkTorchCopy(const CallExpr *Call, ASTContext &Ctx);
+  void notePageableOrigin(const PlacementFact &Fact, ASTContext &Ctx);
+
+  std::unique_ptr<DeviceInference> Devices;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H

@@ -1,0 +1,189 @@
+//===--- FixItTest.cpp - the replacements the checks suggest --------------===//
+//
+// The annotated-source tests compare messages only; these run the checks on
+// small sources and compare the exact replacements of each fix-it and the
+// text they produce.
+//
+//===----------------------------------------------------------------------===//
+
+#include "XferTidyRunner.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+#include <string>
+#include <vector>
+
+namespace xfer::test {
+namespace {
+
+const char *const Prelude = "#include <torch/torch.h>\n"
+                            "void f(int64_t N, torch::Device Dev) {\n";
+const char *const Epilogue = "}\n";
+
+/// What the checks made of one source.
+struct FixOutcome {
+  unsigned Warnings = 0;
+  /// "<offset>:<length>:<replacement text>", in order.
+  std::vector<std::string> Replacements;
+  /// The function body after applying every fix.
+  std::string Fixed;
+};
+
+class FixItTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("xfer-fixit", TempDir));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(TempDir); }
+
+  /// Runs \p Checks over \p Body wrapped in a function, and applies the
+  /// fixes of its findings.
+  FixOutcome run(llvm::StringRef Body,
+                 llvm::StringRef Checks = "-*,xfer-create-on-device",
+                 llvm::StringRef Config = "") {
+    std::string Source = (Prelude + Body + Epilogue).str();
+    llvm::SmallString<128> Path(TempDir);
+    llvm::sys::path::append(Path, "input.cpp");
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream Out(Path, EC);
+      EXPECT_FALSE(EC) << EC.message();
+      Out << Source;
+    }
+    clang::tooling::FixedCompilationDatabase Database(
+        TempDir.str(),
+        {"-std=c++17", "-isystem", XFER_TESTDATA_DIR "/include"});
+    RunOptions Options;
+    Options.Checks = Checks.str();
+    Options.Config = Config.str();
+    Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
+    RunResult Result = runChecks(Database, {std::string(Path)}, Options);
+    EXPECT_TRUE(Result.FilesWithErrors.empty());
+
+    FixOutcome Outcome;
+    clang::tooling::Replacements All;
+    const size_t BodyOffset = llvm::StringRef(Prelude).size();
+    for (const clang::tidy::ClangTidyError &Error : Result.Diagnostics) {
+      if (!llvm::StringRef(Error.DiagnosticName).starts_with("xfer-"))
+        continue;
+      ++Outcome.Warnings;
+      for (const auto &[File, Replacements] : Error.Message.Fix)
+        for (const clang::tooling::Replacement &R : Replacements) {
+          Outcome.Replacements.push_back(
+              std::to_string(R.getOffset() - BodyOffset) + ":" +
+              std::to_string(R.getLength()) + ":" +
+              R.getReplacementText().str());
+          EXPECT_FALSE(static_cast<bool>(All.add(R)));
+        }
+    }
+    llvm::Expected<std::string> Fixed =
+        clang::tooling::applyAllReplacements(Source, All);
+    EXPECT_TRUE(static_cast<bool>(Fixed));
+    if (Fixed)
+      Outcome.Fixed = llvm::StringRef(*Fixed)
+                          .drop_front(BodyOffset)
+                          .drop_back(llvm::StringRef(Epilogue).size())
+                          .str();
+    return Outcome;
+  }
+
+  llvm::SmallString<128> TempDir;
+};
+
+using Strings = std::vector<std::string>;
+
+TEST_F(FixItTest, PassesTheDeviceAsTheOptionsArgument) {
+  FixOutcome R = run("  auto T = torch::zeros({N, 2}).to(torch::kCUDA);\n");
+  EXPECT_EQ(1u, R.Warnings);
+  EXPECT_EQ((Strings{"30:0:, torch::kCUDA", "31:17:"}), R.Replacements);
+  EXPECT_EQ("  auto T = torch::zeros({N, 2}, torch::kCUDA);\n", R.Fixed);
+}
+
+TEST_F(FixItTest, CudaBecomesTheCudaDeviceType) {
+  EXPECT_EQ("  auto T = torch::tensor({1.0f, 2.0f}, torch::kCUDA);\n",
+            run("  auto T = torch::tensor({1.0f, 2.0f}).cuda();\n").Fixed);
+  EXPECT_EQ("  auto T = at::ones({N}, at::kCUDA);\n",
+            run("  auto T = at::ones({N}).cuda();\n").Fixed);
+}
+
+TEST_F(FixItTest, AppendsTheDeviceToExistingOptions) {
+  EXPECT_EQ("  auto T = torch::zeros({N,2}, "
+            "torch::dtype(torch::kFloat).device(torch::kCUDA));\n",
+            run("  auto T = torch::zeros({N,2}, "
+                "torch::dtype(torch::kFloat)).to(torch::kCUDA);\n")
+                .Fixed);
+  // A dtype converted to TensorOptions implicitly is spelled out.
+  EXPECT_EQ("  auto T = torch::ones({N}, "
+            "torch::TensorOptions(torch::kLong).device(\"cuda:1\"));\n",
+            run("  auto T = torch::ones({N}, torch::kLong).to(\"cuda:1\");\n")
+                .Fixed);
+}
+
+TEST_F(FixItTest, RunTimeDevicesArePassedToo) {
+  // Creating on `Dev` is what moving to `Dev` produces, whichever device it
+  // names at run time.
+  EXPECT_EQ("  auto T = (torch::empty({N}, Dev));\n",
+            run("  auto T = (torch::empty({N})).to(Dev);\n").Fixed);
+}
+
+TEST_F(FixItTest, RandomFactoriesAreReportedButNotFixedByDefault) {
+  const char *Body = "  auto T = torch::randn({N, 2}).to(torch::kCUDA);\n";
+  FixOutcome Default = run(Body);
+  EXPECT_EQ(1u, Default.Warnings);
+  EXPECT_TRUE(Default.Replacements.empty());
+
+  FixOutcome Enabled =
+      run(Body, "-*,xfer-create-on-device",
+          "{CheckOptions: {xfer-create-on-device.FixRandomFactories: true}}");
+  EXPECT_EQ("  auto T = torch::randn({N, 2}, torch::kCUDA);\n",
+            Enabled.Fixed);
+}
+
+TEST_F(FixItTest, NoFixWhereTheResultWouldDiffer) {
+  for (const char *Body : {
+           // to() also converts, or copies without blocking.
+           "  auto T = torch::zeros({N}).to(torch::kCUDA, torch::kFloat);\n",
+           "  auto T = torch::zeros({N}).to(torch::kCUDA, true);\n",
+           // A leaf that requires grad vs a non-leaf copy of it.
+           "  auto T = torch::zeros({N}, torch::dtype(torch::kFloat)"
+           ".requires_grad()).cuda();\n",
+           // The options already name a device.
+           "  auto T = torch::zeros({N}, torch::kCPU).cuda();\n",
+           // Through a variable.
+           "  auto H = torch::zeros({N});\n  auto T = H.cuda();\n",
+       }) {
+    FixOutcome R = run(Body);
+    EXPECT_EQ(1u, R.Warnings) << Body;
+    EXPECT_TRUE(R.Replacements.empty()) << Body;
+    EXPECT_EQ(Body, R.Fixed);
+  }
+}
+
+TEST_F(FixItTest, NoFixInsideMacros) {
+  const char *Body = "#define ON_GPU(T) (T).to(torch::kCUDA)\n"
+                     "  auto T = ON_GPU(torch::zeros({N}));\n";
+  FixOutcome R = run(Body);
+  EXPECT_EQ(1u, R.Warnings);
+  EXPECT_TRUE(R.Replacements.empty());
+}
+
+TEST_F(FixItTest, FixesTemplatesOnceThroughTheirPattern) {
+  FixOutcome R = run("}\n"
+                     "template <typename T> torch::Tensor g() {\n"
+                     "  return torch::ones({4}).cuda();\n"
+                     "}\n"
+                     "void h() { g<int>(); g<float>();\n");
+  EXPECT_EQ(1u, R.Warnings);
+  EXPECT_EQ((Strings{"}\n"
+                     "template <typename T> torch::Tensor g() {\n"
+                     "  return torch::ones({4}, torch::kCUDA);\n"
+                     "}\n"
+                     "void h() { g<int>(); g<float>();\n"}),
+            Strings{R.Fixed});
+}
+
+} // namespace
+} // namespace xfer::test
