@@ -86,6 +86,9 @@ public:
                      DiagnosticConsumer *DiagConsumer) override {
     // As clang-tidy: code may test __clang_analyzer__ to hide constructs.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    // Diagnostics are reported through clang-tidy's consumer; without carets
+    // clang does not also print "N warnings generated." on stderr.
+    Invocation->getDiagnosticOpts().ShowCarets = false;
     // The parser consults the consumer per function only when skipping is
     // on; DeviceBodySkippingConsumer then keeps every host body.
     if (SkipDeviceBodies && Invocation->getLangOpts().CUDA)
