@@ -37,6 +37,42 @@ const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
+const Expr *ignoreTemporaries(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else
+      return E;
+  }
+  return E;
+}
+
+const Expr *ignoreCopiesAndConversions(const Expr *E) {
+  while (E) {
+    E = ignoreTemporaries(E);
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    if (!Construct || isa<CXXTemporaryObjectExpr>(Construct) ||
+        Construct->getNumArgs() == 0 ||
+        isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      return E;
+    // Only the first argument may be written: Device(type, index = -1).
+    for (unsigned I = 1; I < Construct->getNumArgs(); ++I)
+      if (!isa<CXXDefaultArgExpr>(Construct->getArg(I)))
+        return E;
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (!Ctor->isCopyOrMoveConstructor() &&
+        !Ctor->isConvertingConstructor(/*AllowExplicit=*/false))
+      return E;
+    E = Construct->getArg(0);
+  }
+  return E;
+}
+
 bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx) {
   for (const Stmt *S = Inner; S; S = parentStmt(S, Ctx))
     if (S == Outer)

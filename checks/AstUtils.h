@@ -12,6 +12,15 @@ namespace clang::tidy::xfer {
 /// boundary (a function body's parent is the function, not a statement).
 const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx);
 
+/// Looks through parentheses, implicit casts and the temporaries C++ wraps
+/// around class-typed values (cleanups, materialized and bound temporaries).
+const Expr *ignoreTemporaries(const Expr *E);
+
+/// ignoreTemporaries, and also copies, moves and implicit converting
+/// constructions (`Device` to `TensorOptions`): down to the value as written.
+/// Explicit temporaries such as `torch::Device("cpu")` are kept.
+const Expr *ignoreCopiesAndConversions(const Expr *E);
+
 /// The innermost function (or lambda call operator) whose body holds \p S.
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
 

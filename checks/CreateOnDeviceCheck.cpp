@@ -21,31 +21,9 @@ bool isNamedRecord(QualType T, llvm::StringRef Name) {
   return RD && RD->getIdentifier() && RD->getName() == Name;
 }
 
-/// Looks through the temporaries and implicit conversions around a value,
-/// down to the expression as written.
-const Expr *asWritten(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temp->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-             Construct && !isa<CXXTemporaryObjectExpr>(Construct) &&
-             Construct->getNumArgs() == 1 &&
-             !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
-      E = Construct->getArg(0); // an implicit conversion or copy
-    else
-      return E;
-  }
-  return E;
-}
-
 /// The LibTorch factory call \p E is, if it is one.
 const CallExpr *asFactoryCall(const Expr *E) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(asWritten(E));
+  const auto *Call = dyn_cast_or_null<CallExpr>(ignoreCopiesAndConversions(E));
   if (!Call)
     return nullptr;
   std::optional<TorchCall> Torch = identifyTorchCall(Call);
@@ -167,7 +145,7 @@ std::optional<Move> identifyMove(const CallExpr *Call,
   if (!Device || (Device->Where != Placement::Cuda &&
                   Device->Where != Placement::MaybeCuda))
     return std::nullopt;
-  Move M{Member, Torch->Spelling, Device->Where, asWritten(Target)};
+  Move M{Member, Torch->Spelling, Device->Where, ignoreCopiesAndConversions(Target)};
   M.OnlyDevice = namesOnlyDevice(M.DeviceArg);
   for (unsigned I = 1; I < Call->getNumArgs(); ++I)
     if (!isa<CXXDefaultArgExpr>(Call->getArg(I)))
@@ -217,7 +195,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const CallExpr *Factory = asFactoryCall(Object);
   const VarDecl *Variable = nullptr;
   if (!Factory) {
-    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(asWritten(Object));
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Object));
     Variable = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!Variable || isa<ParmVarDecl>(Variable) ||
         !Variable->hasLocalStorage() || Variable->getType()->isReferenceType())
@@ -284,7 +262,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     }
     const Expr *Options = nullptr;
     if (Fixable && !isa<CXXDefaultArgExpr>(Factory->getArg(*OptionsIndex))) {
-      Options = asWritten(Factory->getArg(*OptionsIndex));
+      Options = ignoreCopiesAndConversions(Factory->getArg(*OptionsIndex));
       Touched.push_back(Options->getBeginLoc());
       Touched.push_back(Options->getEndLoc());
       // Options that already name a device (even kCPU), or whose settings

@@ -51,17 +51,13 @@ PlacementFact fact(Placement Where, const Stmt *Origin, std::string Reason) {
   return PlacementFact{Where, Origin, std::move(Reason)};
 }
 
-/// Looks through the implicit nodes C++ wraps around class-typed values.
+/// Down to the value a tensor or device expression was built from: besides
+/// temporaries, copies and conversions, an explicit construction such as
+/// torch::Device(torch::kCUDA, 1) takes its device from its first argument.
 const Expr *stripValueWrappers(const Expr *E) {
   while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temp->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = ignoreTemporaries(E);
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
       E = Cast->getSubExpr();
     else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
              Construct && Construct->getNumArgs() >= 1 &&
@@ -575,18 +571,7 @@ DeviceInference::evaluateModule(const Expr *Original) {
   }
   // A construction: only the module's own constructors build parameters
   // (a ModuleHolder from nullptr and an empty shared_ptr hold nothing).
-  const Expr *E = Original;
-  while (true) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temp->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    else
-      break;
-  }
+  const Expr *E = ignoreTemporaries(Original);
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
     if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)

@@ -39,26 +39,6 @@ bool isInStdOrGlobalNamespace(const FunctionDecl *FD) {
   return NS && NS->isStdNamespace();
 }
 
-/// Looks through the implicit nodes around class-typed values and copies.
-const Expr *stripValue(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temp->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-             Construct && Construct->getNumArgs() == 1 &&
-             Construct->getConstructor()->isCopyOrMoveConstructor())
-      E = Construct->getArg(0);
-    else
-      return E;
-  }
-  return E;
-}
-
 /// Methods that take a second tensor without computing with it on one
 /// device: to() and copy_() move data, *_as() only read its shape or type,
 /// and tensor indices may stay on the host.
@@ -91,7 +71,7 @@ void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
     Out.push_back(E);
     return;
   }
-  E = stripValue(E);
+  E = ignoreCopiesAndConversions(E);
   if (const auto *List = dyn_cast<InitListExpr>(E)) {
     for (const Expr *Init : List->inits())
       collectTensors(Init, Out);
@@ -106,7 +86,7 @@ void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
 /// True for an expression known to produce a 0-dim tensor, which LibTorch
 /// lets a CPU tensor mix with CUDA tensors (it is read as a scalar).
 bool isZeroDimTensor(const Expr *E, unsigned Depth = 0) {
-  E = stripValue(E);
+  E = ignoreCopiesAndConversions(E);
   if (!E || Depth > 4)
     return false;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -136,12 +116,13 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth = 0) {
     return true;
   // torch::tensor(2.0): a scalar rather than a list of values.
   if (Name == "tensor" && Call->getNumArgs() >= 1) {
-    const Expr *Data = Call->getArg(0)->IgnoreParenImpCasts();
-    while (const auto *Construct = dyn_cast<CXXConstructExpr>(stripValue(Data)))
-      if (Construct->getNumArgs() == 1)
-        Data = Construct->getArg(0)->IgnoreParenImpCasts();
-      else
+    // The value reaches the parameter through Scalar/ArrayRef conversions.
+    const Expr *Data = ignoreCopiesAndConversions(Call->getArg(0));
+    while (const auto *Construct = dyn_cast<CXXConstructExpr>(Data)) {
+      if (Construct->getNumArgs() != 1)
         break;
+      Data = ignoreCopiesAndConversions(Construct->getArg(0));
+    }
     return Data->getType()->isArithmeticType();
   }
   return false;
@@ -446,7 +427,7 @@ DeviceMismatchCheck::unconditionalCudaPlacement(const FunctionDecl *Function,
 }
 
 static std::string operandName(const Expr *E, ASTContext &Ctx) {
-  E = stripValue(E);
+  E = ignoreCopiesAndConversions(E);
   llvm::StringRef Text = Lexer::getSourceText(
       CharSourceRange::getTokenRange(E->getSourceRange()),
       Ctx.getSourceManager(), Ctx.getLangOpts());
@@ -459,7 +440,7 @@ void DeviceMismatchCheck::noteOrigin(const Expr *Value,
                                      const PlacementFact &Fact,
                                      ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = stripValue(Value)->getBeginLoc();
+  SourceLocation Loc = ignoreCopiesAndConversions(Value)->getBeginLoc();
   if (Fact.Origin && !SM.isInSystemHeader(Fact.Origin->getBeginLoc()))
     Loc = Fact.Origin->getBeginLoc();
   bool IsPointer = Value->getType()->isPointerType() ||
