@@ -90,8 +90,8 @@ struct Buffers {
 
   float readValue() const {
     float Value = 0;
-    XFER_CUDA_CHECK(cudaMemcpy(&Value, DeviceValue, sizeof(float),
-                               cudaMemcpyDeviceToHost));
+    XFER_CUDA_CHECK(
+        cudaMemcpy(&Value, DeviceValue, sizeof(float), cudaMemcpyDeviceToHost));
     return Value;
   }
   void resetValue() const {
@@ -483,8 +483,8 @@ enum class HostWork {
 };
 
 /// One timed run of the calibrated loop; returns host time per iteration.
-double runOverlapLoop(Buffers &B, LoopSync Sync, HostWork Order,
-                      double HostUs, double DeviceUs, int Iterations) {
+double runOverlapLoop(Buffers &B, LoopSync Sync, HostWork Order, double HostUs,
+                      double DeviceUs, int Iterations) {
   const unsigned long long DeviceNs =
       (unsigned long long)std::llround(DeviceUs * 1000.0);
   float HostResult = 0;
@@ -614,8 +614,8 @@ void measureSyncOverlap(BenchSession &Session, Buffers &B) {
         for (int Rep = -1; Rep < Reps; ++Rep) {
           double N = runOverlapLoop(B, LoopSync::None, Spec.Order, HostUs,
                                     DeviceUs, Iterations);
-          double S = runOverlapLoop(B, Spec.Sync, Spec.Order, HostUs,
-                                    DeviceUs, Iterations);
+          double S = runOverlapLoop(B, Spec.Sync, Spec.Order, HostUs, DeviceUs,
+                                    Iterations);
           if (Rep < 0)
             continue;
           NoSync.push_back(N);
@@ -686,8 +686,8 @@ void measureReadbackReferenceLoop(BenchSession &Session) {
   Session.check(SameResults, "the relaxation variants compute bit-identical "
                              "solutions");
 
-  auto Record = [&](const char *Id, const char *FixedFunction,
-                    const char *Fix, const std::vector<double> &Fixed) {
+  auto Record = [&](const char *Id, const char *FixedFunction, const char *Fix,
+                    const std::vector<double> &Fixed) {
     FidelityRecord R;
     R.Id = Id;
     R.Source = "runtime/reference-loops/CudaReadbackLoop.cu";

@@ -27,7 +27,9 @@
 namespace xferbench {
 
 bool haveTorchBenchmarks() { return true; }
-std::optional<std::string> libTorchVersion() { return std::string(TORCH_VERSION); }
+std::optional<std::string> libTorchVersion() {
+  return std::string(TORCH_VERSION);
+}
 
 namespace {
 
@@ -50,7 +52,8 @@ LatencyPattern unsizedPattern(const std::string &Id,
   return Pattern;
 }
 
-JsonValue params(std::initializer_list<std::pair<const char *, JsonValue>> List) {
+JsonValue
+params(std::initializer_list<std::pair<const char *, JsonValue>> List) {
   JsonValue Object = JsonValue::object();
   for (const auto &Entry : List)
     Object.set(Entry.first, Entry.second);
@@ -60,8 +63,8 @@ JsonValue params(std::initializer_list<std::pair<const char *, JsonValue>> List)
 /// Same-length pools of tensors, cycled through so that repeated copies do
 /// not find their source in a cache.
 size_t poolSize(uint64_t Bytes) {
-  return size_t(std::clamp<uint64_t>(128 * MiB / std::max<uint64_t>(Bytes, 1),
-                                     2, 16));
+  return size_t(
+      std::clamp<uint64_t>(128 * MiB / std::max<uint64_t>(Bytes, 1), 2, 16));
 }
 
 //===----------------------------------------------------------------------===//
@@ -157,8 +160,10 @@ void measureSyncingOps(BenchSession &Session) {
         "torch.op_dispatch",
         "host time to launch one small LibTorch CUDA op (c = a + b, 16 "
         "floats) without waiting for it",
-        S, params({{"op", "a + b"}, {"elements", 16},
-                   {"ops_per_sample", OpsPerSample}})));
+        S,
+        params({{"op", "a + b"},
+                {"elements", 16},
+                {"ops_per_sample", OpsPerSample}})));
   }
 }
 
@@ -230,9 +235,9 @@ void measureCopies(BenchSession &Session) {
   // torch::randn({N, 2}).to(kCUDA) vs torch::randn({N, 2}, kCUDA), each until
   // the tensor is ready on the device (synchronize included in both).
   const std::vector<int64_t> Rows =
-      Session.quick() ? std::vector<int64_t>{1000, 262144}
-                      : std::vector<int64_t>{16, 1000, 16384, 262144, 1048576,
-                                             8388608};
+      Session.quick()
+          ? std::vector<int64_t>{1000, 262144}
+          : std::vector<int64_t>{16, 1000, 16384, 262144, 1048576, 8388608};
   for (bool OnDevice : {false, true}) {
     const char *Id =
         OnDevice ? "torch.factory_on_device" : "torch.factory_then_to_cuda";
@@ -287,8 +292,8 @@ void measureSeedTrainingLoop(BenchSession &Session) {
   const int Iterations = 200;
   const int Reps = Session.quick() ? 2 : 30;
 
-  for (torch::Device Device : {torch::Device(torch::kCUDA),
-                               torch::Device(torch::kCPU)}) {
+  for (torch::Device Device :
+       {torch::Device(torch::kCUDA), torch::Device(torch::kCPU)}) {
     const std::string DeviceName = Device.is_cuda() ? "cuda" : "cpu";
     torch::manual_seed(0);
     torch::nn::Sequential Model = makeSeedModel();
@@ -343,8 +348,8 @@ void measureSeedTrainingLoop(BenchSession &Session) {
         return;
       Session.record(unsizedPattern(
           Prefix + Suffix,
-          "one iteration of the seed's training loop on " + DeviceName +
-              ": " + What + " (time of a whole run / iterations)",
+          "one iteration of the seed's training loop on " + DeviceName + ": " +
+              What + " (time of a whole run / iterations)",
           perIteration(Totals, Iterations), Setup));
     };
     Record("host_data_item_each_iteration",
@@ -421,8 +426,8 @@ void measureSeedGraphExample(BenchSession &Session) {
   if (Session.wants("torch.graph_example.eager_step"))
     Session.record(unsizedPattern(
         "torch.graph_example.eager_step",
-        "one eager training step of the seed's CUDA-graph example",
-        Eager, Setup));
+        "one eager training step of the seed's CUDA-graph example", Eager,
+        Setup));
   if (Session.wants("torch.graph_example.replay_step"))
     Session.record(unsizedPattern(
         "torch.graph_example.replay_step",
@@ -597,8 +602,8 @@ void measureInferenceLoop(BenchSession &Session) {
     R.Iterations = unsigned(Iterations);
     R.HazardIteration = perIteration(HazardTotals, Iterations);
     R.FixedIteration = perIteration(FixedTotals, Iterations);
-    R.Saving = perIteration(pairedDifferences(HazardTotals, FixedTotals),
-                            Iterations);
+    R.Saving =
+        perIteration(pairedDifferences(HazardTotals, FixedTotals), Iterations);
     Session.record(std::move(R));
   };
   Record("torch_inference_loop.item_every_100",
@@ -606,8 +611,8 @@ void measureInferenceLoop(BenchSession &Session) {
          "softmax(...).max().item<float>() every batch (MLP 256-512-512-10, "
          "batch 256)",
          "sum on the device, item() every 100 batches", ItemHazard, ItemFixed);
-  Record("torch_inference_loop.cpu_every_100",
-         "countClassZeroCopyingEachBatch", "countClassZeroReadingEvery100",
+  Record("torch_inference_loop.cpu_every_100", "countClassZeroCopyingEachBatch",
+         "countClassZeroReadingEvery100",
          "argmax(1).cpu() of every batch's predictions",
          "count on the device, item() every 100 batches", CopyHazard,
          CopyFixed);
@@ -640,8 +645,7 @@ void runTorchBenchmarks(BenchSession &Session) {
   runGroup(Session, "seed training loop (CUDA and CPU)",
            measureSeedTrainingLoop);
   runGroup(Session, "seed critical-point table", measureCriticalPoint);
-  runGroup(Session, "reference loop: LibTorch inference",
-           measureInferenceLoop);
+  runGroup(Session, "reference loop: LibTorch inference", measureInferenceLoop);
   // Last: a failed capture can leave the CUDA context unusable.
   runGroup(Session, "seed CUDA-graph example", measureSeedGraphExample);
 }

@@ -153,8 +153,7 @@ int main(int Argc, char **Argv) {
   BenchOptions Options;
   std::string Error;
   if (!parseBenchOptions(Argc, Argv, Options, Error)) {
-    std::fprintf(stderr, "xfer-bench: error: %s (try --help)\n",
-                 Error.c_str());
+    std::fprintf(stderr, "xfer-bench: error: %s (try --help)\n", Error.c_str());
     return ExitUsage;
   }
   if (Options.Help) {
@@ -197,7 +196,8 @@ int main(int Argc, char **Argv) {
     BenchSession::log("-- LibTorch benchmarks not built in");
 
   const std::string BusId = pciBusId(Device);
-  P.ClocksMhz.set("sm_at_end_nvml", Library.clockMhz(BusId, NvmlClockSm, false));
+  P.ClocksMhz.set("sm_at_end_nvml",
+                  Library.clockMhz(BusId, NvmlClockSm, false));
   if (Session.failedChecks()) {
     JsonValue Failed = JsonValue::array();
     for (const auto &Message : Session.failedCheckMessages())

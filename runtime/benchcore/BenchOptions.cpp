@@ -84,7 +84,8 @@ std::string benchUsage(const char *ProgramName) {
          "device, 64 bad command line.\n";
 }
 
-static void appendGlobs(const std::string &List, std::vector<std::string> &Out) {
+static void appendGlobs(const std::string &List,
+                        std::vector<std::string> &Out) {
   size_t Start = 0;
   while (Start <= List.size()) {
     size_t Comma = List.find(',', Start);

@@ -12,15 +12,13 @@
 
 namespace xferbench {
 
-BenchSession::BenchSession(BenchOptions Options)
-    : Options(std::move(Options)) {
+BenchSession::BenchSession(BenchOptions Options) : Options(std::move(Options)) {
   Document.Provenance.Quick = this->Options.Quick;
   Document.Provenance.Repetitions = policy();
 }
 
 RepetitionPolicy BenchSession::policy(double BudgetMs, unsigned MinReps,
-                                      unsigned MaxReps,
-                                      unsigned Warmup) const {
+                                      unsigned MaxReps, unsigned Warmup) const {
   RepetitionPolicy Policy;
   Policy.BudgetMs = BudgetMs;
   Policy.MinReps = MinReps;
@@ -51,8 +49,7 @@ std::string formatBytes(uint64_t Bytes) {
 bool BenchSession::write(std::string &Error) {
   if (OutputPath.empty())
     return true;
-  return writeFileAtomically(OutputPath, Document.toJson().serialize(),
-                             Error);
+  return writeFileAtomically(OutputPath, Document.toJson().serialize(), Error);
 }
 
 bool BenchSession::checkpoint(std::string &Error) {

@@ -52,11 +52,11 @@ struct LatencyPattern {
 /// One (host work, device work) cell of a sync-overlap grid. All figures are
 /// per loop iteration.
 struct OverlapCell {
-  double HostUs = 0;   ///< Requested host spin.
-  double DeviceUs = 0; ///< Requested device spin.
-  SampleSummary NoSync;   ///< Iteration time without the sync.
-  SampleSummary WithSync; ///< Iteration time with the sync.
-  SampleSummary Cost;     ///< Paired WithSync - NoSync.
+  double HostUs = 0;           ///< Requested host spin.
+  double DeviceUs = 0;         ///< Requested device spin.
+  SampleSummary NoSync;        ///< Iteration time without the sync.
+  SampleSummary WithSync;      ///< Iteration time with the sync.
+  SampleSummary Cost;          ///< Paired WithSync - NoSync.
   double DeviceMeasuredUs = 0; ///< Event-timed length of the device spin.
   unsigned Iterations = 0;     ///< Loop iterations per repetition.
 };

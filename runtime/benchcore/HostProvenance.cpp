@@ -115,8 +115,8 @@ bool writeFileAtomically(const std::string &Path, const std::string &Contents,
   // The temporary lives in the target's directory so that rename() stays on
   // one file system and is atomic.
   std::string Temporary = Path + ".tmp." + std::to_string(getpid());
-  int Fd = open(Temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                0644);
+  int Fd =
+      open(Temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (Fd < 0) {
     Error = "cannot create '" + Temporary + "': " + std::strerror(errno);
     return false;

@@ -1,4 +1,5 @@
-//===- HostProvenance.h - Facts about the host a run happened on -*- C++ -*-===//
+//===- HostProvenance.h - Facts about the host a run happened on -*- C++
+//-*-===//
 //
 // Part of xfer-tidy. Host-only.
 //

@@ -37,7 +37,8 @@ inline std::vector<uint64_t> geometricSizes(uint64_t Min, uint64_t Max,
 /// or GPU cache from the one before. 0 when the arena holds one copy only.
 inline size_t rotatingOffset(size_t Rep, size_t Bytes, size_t ArenaBytes) {
   constexpr size_t Page = 4096;
-  const size_t Stride = std::max<size_t>(Page, (Bytes + Page - 1) / Page * Page);
+  const size_t Stride =
+      std::max<size_t>(Page, (Bytes + Page - 1) / Page * Page);
   if (ArenaBytes < Bytes + Stride)
     return 0;
   const size_t Slots = (ArenaBytes - Bytes) / Stride + 1;

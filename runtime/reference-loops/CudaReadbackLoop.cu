@@ -41,8 +41,8 @@ __device__ float blockSum(float Value) {
   return Partial[0];
 }
 
-__global__ void partialResidualKernel(const float *X, const float *B,
-                                      int Size, float *PartialSums) {
+__global__ void partialResidualKernel(const float *X, const float *B, int Size,
+                                      float *PartialSums) {
   float Sum = 0;
   for (int I = blockIdx.x * blockDim.x + threadIdx.x; I < Size;
        I += gridDim.x * blockDim.x)
@@ -129,8 +129,8 @@ int relaxCheckingEveryIteration(const RelaxationProblem &Problem,
   for (int Iteration = 0; Iteration < MaxIterations; ++Iteration) {
     launchRelaxationStep(Problem);
     float Residual = 0;
-    XFER_CUDA_CHECK(cudaMemcpy(&Residual, Problem.DeviceResidual,
-                               sizeof(float), cudaMemcpyDeviceToHost));
+    XFER_CUDA_CHECK(cudaMemcpy(&Residual, Problem.DeviceResidual, sizeof(float),
+                               cudaMemcpyDeviceToHost));
     if (Residual < Tolerance)
       return Iteration + 1;
   }
@@ -144,8 +144,8 @@ int relaxCheckingEvery(const RelaxationProblem &Problem, int MaxIterations,
     if ((Iteration + 1) % CheckInterval != 0)
       continue;
     float Residual = 0;
-    XFER_CUDA_CHECK(cudaMemcpy(&Residual, Problem.DeviceResidual,
-                               sizeof(float), cudaMemcpyDeviceToHost));
+    XFER_CUDA_CHECK(cudaMemcpy(&Residual, Problem.DeviceResidual, sizeof(float),
+                               cudaMemcpyDeviceToHost));
     if (Residual < Tolerance)
       return Iteration + 1;
   }

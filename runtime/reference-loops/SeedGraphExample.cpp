@@ -89,7 +89,8 @@ bool SeedGraphExample::replayChangesWeights() {
   Impl->Graph.replay();
   torch::cuda::synchronize();
   torch::Tensor After = Impl->Model->weight;
-  return !torch::equal(Before, After) && torch::isfinite(After).all().item<bool>();
+  return !torch::equal(Before, After) &&
+         torch::isfinite(After).all().item<bool>();
 }
 
 } // namespace xferbench

@@ -9,9 +9,9 @@
 namespace xferbench {
 
 torch::nn::Sequential makeSeedModel() {
-  return torch::nn::Sequential(
-      torch::nn::Linear(4, 128), torch::nn::ReLU(), torch::nn::Linear(128, 128),
-      torch::nn::ReLU(), torch::nn::Linear(128, 1));
+  return torch::nn::Sequential(torch::nn::Linear(4, 128), torch::nn::ReLU(),
+                               torch::nn::Linear(128, 128), torch::nn::ReLU(),
+                               torch::nn::Linear(128, 1));
 }
 
 namespace {
@@ -61,8 +61,8 @@ float trainWithResidentDataEveryIteration(torch::nn::Sequential &Model,
 float trainWithResidentDataPrintEvery100(torch::nn::Sequential &Model,
                                          torch::optim::Optimizer &Optimizer,
                                          const torch::Tensor &X,
-                                         const torch::Tensor &Y,
-                                         int Iterations, std::ostream &Log) {
+                                         const torch::Tensor &Y, int Iterations,
+                                         std::ostream &Log) {
   torch::Tensor Loss;
   for (int Iteration = 0; Iteration < Iterations; ++Iteration) {
     Loss = trainingStep(Model, Optimizer, X, Y);

@@ -41,8 +41,8 @@ float trainWithResidentDataEveryIteration(torch::nn::Sequential &Model,
 float trainWithResidentDataPrintEvery100(torch::nn::Sequential &Model,
                                          torch::optim::Optimizer &Optimizer,
                                          const torch::Tensor &X,
-                                         const torch::Tensor &Y,
-                                         int Iterations, std::ostream &Log);
+                                         const torch::Tensor &Y, int Iterations,
+                                         std::ostream &Log);
 
 /// One epoch over X/Y in minibatches of \p Batch (the tutorial's "GPU
 /// advantage critical point" table). With \p PrintEachStep the loss is read

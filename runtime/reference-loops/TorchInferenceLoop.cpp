@@ -9,10 +9,9 @@
 namespace xferbench {
 
 torch::nn::Sequential makeClassifier() {
-  return torch::nn::Sequential(
-      torch::nn::Linear(256, 512), torch::nn::ReLU(),
-      torch::nn::Linear(512, 512), torch::nn::ReLU(),
-      torch::nn::Linear(512, 10));
+  return torch::nn::Sequential(torch::nn::Linear(256, 512), torch::nn::ReLU(),
+                               torch::nn::Linear(512, 512), torch::nn::ReLU(),
+                               torch::nn::Linear(512, 10));
 }
 
 float meanConfidenceReadingEachBatch(torch::nn::Sequential &Model,
@@ -59,9 +58,10 @@ int64_t countClassZero(const torch::Tensor &HostPredictions) {
 }
 } // namespace
 
-int64_t countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
-                                       const std::vector<torch::Tensor> &Batches,
-                                       int Iterations) {
+int64_t
+countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
+                               const std::vector<torch::Tensor> &Batches,
+                               int Iterations) {
   torch::NoGradGuard NoGrad;
   int64_t Count = 0;
   for (int Iteration = 0; Iteration < Iterations; ++Iteration) {

@@ -36,9 +36,10 @@ float meanConfidenceReadingEvery100(torch::nn::Sequential &Model,
 
 /// Hazard: the batch's predicted classes copied to the host with cpu()
 /// every iteration to count class 0. Returns the count.
-int64_t countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
-                                       const std::vector<torch::Tensor> &Batches,
-                                       int Iterations);
+int64_t
+countClassZeroCopyingEachBatch(torch::nn::Sequential &Model,
+                               const std::vector<torch::Tensor> &Batches,
+                               int Iterations);
 /// Fix: predictions kept on the device, copied 100 batches at a time.
 int64_t countClassZeroReadingEvery100(torch::nn::Sequential &Model,
                                       const std::vector<torch::Tensor> &Batches,
