@@ -573,9 +573,10 @@ static std::pair<size_t, double> locate(const std::vector<double> &Axis,
 
 double CostModel::OverlapGrid::interpolate(double Host, double Device) const {
   // Inside the grid: bilinear. Outside, the cost is modelled as the
-  // pure-latency corner plus a lost overlap that grows in proportion to the
-  // work (min(H, D) does): scale the point back onto the grid's edge and
-  // scale the excess over the corner by the same factor.
+  // no-work corner plus a lost overlap that grows in proportion to the work
+  // (as min(H, D) does): the point is scaled back onto the grid's edge and
+  // its excess over the corner scaled up by the same factor. Where the edge
+  // lies below the corner (work hides the sync), the edge value is kept.
   Host = std::max(Host, 0.0);
   Device = std::max(Device, 0.0);
   double Scale = 1.0;
@@ -593,8 +594,8 @@ double CostModel::OverlapGrid::interpolate(double Host, double Device) const {
   const double Inside = (1 - TH) * (1 - TD) * at(H, D) +
                         TH * (1 - TD) * at(H1, D) + (1 - TH) * TD * at(H, D1) +
                         TH * TD * at(H1, D1);
-  const double Corner = at(0, 0);
-  return std::max(0.0, Corner + Scale * (Inside - Corner));
+  const double Excess = std::max(0.0, Inside - at(0, 0));
+  return std::max(0.0, Inside + (Scale - 1) * Excess);
 }
 
 std::optional<double> CostModel::syncOverlapLossUs(llvm::StringRef GridId,

@@ -103,7 +103,7 @@ public:
   /// What ending every iteration with a sync adds per iteration to a loop
   /// with \p HostWorkUs of host work and \p DeviceWorkUs of GPU work:
   /// bilinear interpolation in the measured grid; beyond its largest
-  /// amounts, the part above the pure-latency corner is scaled up in
+  /// amounts, the part above the no-work corner (H = D = 0) is scaled up in
   /// proportion to the work (see docs/cost-model.md). Never negative.
   /// nullopt if the model has no such grid.
   std::optional<double> syncOverlapLossUs(double HostWorkUs,

@@ -189,6 +189,28 @@ TEST(CostModelTest, GridScalesBeyondItsEdge) {
   EXPECT_NEAR(*Model.syncOverlapLossUs(1000, 10), 15, 1e-9);
 }
 
+TEST(CostModelTest, GridBelowItsCornerIsNotScaled) {
+  // Host work that runs while the GPU works hides the sync: the cost falls
+  // below the no-work corner and must not be scaled below zero.
+  CostModel Model = parseOrFail(R"({
+    "schema_version": 1, "provenance": {"device": "x"},
+    "patterns": {"loop.sync_overlap.launch_first": {"kind": "overlap_grid",
+      "host_us": [0, 100], "device_us": [0, 100], "cells": [
+      {"host_us": 0, "device_us": 0, "per_iteration_cost_us": 5},
+      {"host_us": 0, "device_us": 100, "per_iteration_cost_us": 7},
+      {"host_us": 100, "device_us": 0, "per_iteration_cost_us": 1.5},
+      {"host_us": 100, "device_us": 100, "per_iteration_cost_us": 5}]}}})");
+  EXPECT_DOUBLE_EQ(
+      *Model.syncOverlapLossUs("loop.sync_overlap.launch_first", 1000, 0), 1.5);
+  EXPECT_DOUBLE_EQ(
+      *Model.syncOverlapLossUs("loop.sync_overlap.launch_first", 1000, 1000),
+      5);
+  // Above the corner the excess still scales: (0, 200) -> 7 + 1 * 2.
+  EXPECT_DOUBLE_EQ(
+      *Model.syncOverlapLossUs("loop.sync_overlap.launch_first", 0, 200), 9);
+  EXPECT_FALSE(Model.syncOverlapLossUs(10, 10)) << "no default grid here";
+}
+
 TEST(CostModelTest, ReadsFidelity) {
   CostModel Model = parseOrFail(SyntheticModel);
   ASSERT_EQ(Model.fidelity().size(), 1u);
