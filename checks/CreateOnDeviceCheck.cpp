@@ -158,10 +158,12 @@ std::optional<Move> identifyMove(const CallExpr *Call,
 CreateOnDeviceCheck::CreateOnDeviceCheck(llvm::StringRef Name,
                                          ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      FixRandomFactories(Options.get("FixRandomFactories", false)) {}
+      FixRandomFactories(Options.get("FixRandomFactories", false)),
+      Costs(Options) {}
 
 void CreateOnDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "FixRandomFactories", FixRandomFactories);
+  Costs.storeOptions(Options, Opts);
 }
 
 void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
@@ -320,6 +322,17 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     diag(Frequency.Loops.front().Loop->getBeginLoc(), "%0 starts here",
          DiagnosticIDs::Note)
         << Frequency.Loops.front().Kind;
+  // The host-side creation and the copy (pageable, so blocking), less
+  // creating on the device.
+  std::string CostProblem;
+  if (!Costs.model(CostProblem) && !CostProblem.empty())
+    configurationDiag("cannot read the cost model: %0") << CostProblem;
+  if (std::optional<std::string> Cost = Costs.note(
+          CostQuery{"torch.factory_then_to_cuda", "torch.factory_on_device",
+                    constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
+                    &Frequency},
+          Ctx))
+    diag(WarnLoc, "%0", DiagnosticIDs::Note) << *Cost;
 }
 
 } // namespace clang::tidy::xfer

@@ -3,6 +3,7 @@
 #ifndef XFER_TIDY_CHECKS_CREATEONDEVICECHECK_H
 #define XFER_TIDY_CHECKS_CREATEONDEVICECHECK_H
 
+#include "CostCitation.h"
 #include "DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
@@ -32,6 +33,7 @@ private:
   /// whose values then come from the GPU's generator instead of the CPU's.
   const bool FixRandomFactories;
   std::unique_ptr<DeviceInference> Devices;
+  CostCitations Costs;
 };
 
 } // namespace clang::tidy::xfer

@@ -7,6 +7,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -32,6 +33,10 @@ bool refersToVariable(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   if (isa<DeclRefExpr, MemberExpr>(E))
     return true;
+  // batch_idx++ % N == 0 counts and tests in one go.
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    return Unary->isIncrementDecrementOp() &&
+           refersToVariable(Unary->getSubExpr());
   // (i + 1) and friends still count iterations.
   if (const auto *Bin = dyn_cast<BinaryOperator>(E))
     return Bin->isAdditiveOp() && (refersToVariable(Bin->getLHS()) ||
@@ -126,6 +131,89 @@ bool isFollowedByLoopExit(const Stmt *Child, const CompoundStmt *Block) {
   return false;
 }
 
+/// The object or variable a flush guard tests: `pending.size()` gives
+/// `pending`, `count` gives `count`.
+const ValueDecl *flushSubject(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Increment = dyn_cast<UnaryOperator>(E);
+      Increment && Increment->isIncrementOp())
+    E = Increment->getSubExpr()->IgnoreParenImpCasts(); // ++count >= N
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const FunctionDecl *Callee = Member->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() || Callee->getName() != "size")
+      return nullptr;
+    E = Member->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  return Ref ? Ref->getDecl() : nullptr;
+}
+
+/// The accumulate-and-flush pattern, which batches transfers:
+///   if (pending.size() == 100) { ...; pending.clear(); }
+///   if (count >= 100) { ...; count = 0; }
+/// The guarded block runs once every N iterations when it resets what the
+/// condition tests.
+std::optional<uint64_t> accumulateAndFlushPeriod(const IfStmt *If,
+                                                 const ASTContext &Ctx) {
+  const auto *Cond =
+      dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Cond || (Cond->getOpcode() != BO_EQ && Cond->getOpcode() != BO_GE))
+    return std::nullopt;
+  const ValueDecl *Subject = flushSubject(Cond->getLHS());
+  std::optional<int64_t> Period = evaluateInt(Cond->getRHS(), Ctx);
+  if (!Subject || !Period || *Period < 2)
+    return std::nullopt;
+  // Does the guarded block reset the subject?
+  struct ResetFinder : RecursiveASTVisitor<ResetFinder> {
+    const ValueDecl *Subject;
+    bool Found = false;
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->getIdentifier() && Callee->getName() == "clear")
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(
+                Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+          Found |= Ref->getDecl() == Subject;
+      return !Found;
+    }
+    bool VisitBinaryOperator(BinaryOperator *Assign) {
+      if (Assign->getOpcode() == BO_Assign)
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(
+                Assign->getLHS()->IgnoreParenImpCasts()))
+          Found |= Ref->getDecl() == Subject;
+      return !Found;
+    }
+  } Finder;
+  Finder.Subject = Subject;
+  Finder.TraverseStmt(const_cast<Stmt *>(If->getThen()));
+  if (!Finder.Found)
+    return std::nullopt;
+  return static_cast<uint64_t>(*Period);
+}
+
+/// True if \p S always leaves the rest of the iteration: continue, break,
+/// return, or a block ending in one.
+bool skipsRestOfIteration(const Stmt *S) {
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(S))
+    return !Block->body_empty() && skipsRestOfIteration(Block->body_back());
+  return isa_and_nonnull<ContinueStmt, BreakStmt, ReturnStmt>(S);
+}
+
+/// `if (cond) continue;` before \p Child in \p Block: \p Child runs only
+/// when cond is false — `if (i % N != 0) continue;` is the every-N guard.
+Guard guardOfEarlierSkips(const Stmt *Child, const CompoundStmt *Block,
+                          const ASTContext &Ctx) {
+  Guard Strongest;
+  for (const Stmt *S : Block->body()) {
+    if (S == Child)
+      break;
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (If && !If->getElse() && skipsRestOfIteration(If->getThen()))
+      Strongest = rarer(Strongest, analyzeCondition(If->getCond(),
+                                                    /*WhenTrue=*/false, Ctx));
+  }
+  return Strongest;
+}
+
 bool isAlgorithmName(llvm::StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
       .Cases("for_each", "for_each_n", "transform", "generate", "generate_n",
@@ -177,14 +265,66 @@ const Stmt *parentStmtOrLambda(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
-/// The first loop inside \p Body that does not hold \p S.
+/// `do { ... } while (0)` as macros write it (AT_ASSERT, CUDA_CHECK): its
+/// body runs once, so it is no loop.
+bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
+  const auto *Do = dyn_cast<DoStmt>(S);
+  if (!Do || !Do->getCond() || Do->getCond()->isValueDependent())
+    return false;
+  bool Repeats = true;
+  return Do->getCond()->EvaluateAsBooleanCondition(Repeats, Ctx) && !Repeats;
+}
+
+/// True if \p Loop may queue device work: a kernel launch, a call into
+/// LibTorch or a CUDA library, or a call into user code. A loop of host
+/// arithmetic, conversions and standard library calls (converting read-back
+/// values, printing) is not the batch loop of an epoch.
+bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const SourceManager &SM;
+    bool Found = false;
+    explicit Finder(const SourceManager &SM) : SM(SM) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (isa<CUDAKernelCallExpr>(Call) || !Callee) {
+        Found = true;
+      } else if (isa<CXXConversionDecl>(Callee)) {
+        return true;
+      } else if (!SM.isInSystemHeader(
+                     SM.getExpansionLoc(Callee->getLocation()))) {
+        Found = true;
+      } else {
+        for (const DeclContext *DC = Callee->getDeclContext(); DC && !Found;
+             DC = DC->getParent())
+          if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+            Found = NS->getName() == "at" || NS->getName() == "torch" ||
+                    NS->getName() == "c10";
+        if (const IdentifierInfo *Id = Callee->getIdentifier())
+          Found = Found || Id->getName().starts_with("cu") ||
+                  Id->getName().starts_with("nccl");
+      }
+      return !Found;
+    }
+  };
+  Finder F(SM);
+  F.TraverseStmt(const_cast<Stmt *>(Loop));
+  return F.Found;
+}
+
+/// The first loop inside \p Body that does not hold \p S and runs the
+/// device work of each iteration: not one under a branch (validation every
+/// N steps), a host-only loop, or a macro's do-while(0).
 class SiblingLoopFinder : public RecursiveASTVisitor<SiblingLoopFinder> {
 public:
   SiblingLoopFinder(const Stmt *Target, ASTContext &Ctx)
       : Target(Target), Ctx(Ctx) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool TraverseIfStmt(IfStmt *) { return true; }
+  bool TraverseSwitchStmt(SwitchStmt *) { return true; }
   bool VisitStmt(Stmt *S) {
-    if (isLoopStmt(S) && !isWithin(Target, S, Ctx)) {
+    if (isLoopStmt(S) && !isWithin(Target, S, Ctx) &&
+        !isNeverRepeated(S, Ctx) &&
+        mayQueueDeviceWork(S, Ctx.getSourceManager())) {
       Found = S;
       return false;
     }
@@ -268,18 +408,23 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   for (const Stmt *P = parentStmtOrLambda(S, Ctx); P;
        P = parentStmtOrLambda(Child, Ctx)) {
     bool BeforeFirstLoop = Result.Loops.empty();
-    if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P)) {
+    if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P) &&
+        !isNeverRepeated(P, Ctx)) {
       Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});
     } else if (const auto *If = dyn_cast<IfStmt>(P);
                If && BeforeFirstLoop && Child != If->getCond() &&
                Child != If->getInit()) {
-      Strongest = rarer(Strongest, analyzeCondition(If->getCond(),
-                                                    Child == If->getThen(),
-                                                    Ctx));
+      Guard G = analyzeCondition(If->getCond(), Child == If->getThen(), Ctx);
+      if (Child == If->getThen())
+        if (std::optional<uint64_t> Period = accumulateAndFlushPeriod(If, Ctx))
+          G = Guard{GuardKind::EveryN, Period, ""};
+      Strongest = rarer(Strongest, G);
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
-               Block && BeforeFirstLoop && isFollowedByLoopExit(Child, Block)) {
+               Block && BeforeFirstLoop) {
+      Strongest = rarer(Strongest, guardOfEarlierSkips(Child, Block, Ctx));
       const Stmt *BlockParent = parentStmt(Block, Ctx);
-      if (!BlockParent || !isa<SwitchStmt>(BlockParent))
+      if (isFollowedByLoopExit(Child, Block) &&
+          (!BlockParent || !isa<SwitchStmt>(BlockParent)))
         ExitsLoopAfter = true;
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(P)) {
       const CallExpr *Algorithm = algorithmTakingLambda(Lambda, Ctx);
@@ -326,9 +471,9 @@ double ExecutionFrequency::relativeFrequency() const {
     Rate = Period ? 1.0 / static_cast<double>(*Period) : 0.0;
     break;
   case GuardKind::Once:
-    Rate = Loops.front().TripCount && *Loops.front().TripCount
-               ? 1.0 / static_cast<double>(*Loops.front().TripCount)
-               : 0.0;
+    // Once per run of the loop costs what it would cost outside the loop,
+    // however few iterations the loop has.
+    Rate = 0.0;
     break;
   }
   if (InnerSiblingLoop)

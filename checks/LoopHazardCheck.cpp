@@ -12,12 +12,14 @@ namespace clang::tidy::xfer {
 LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
                                  ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      MinFrequencyPercent(Options.get("MinFrequencyPercent", 10U)),
-      RequireCudaEvidence(Options.get("RequireCudaEvidence", true)) {}
+      MinFrequencyPercent(Options.getLocalOrGlobal("MinFrequencyPercent", 10U)),
+      RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
+      Costs(Options) {}
 
 void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MinFrequencyPercent", MinFrequencyPercent);
   Options.store(Opts, "RequireCudaEvidence", RequireCudaEvidence);
+  Costs.storeOptions(Options, Opts);
 }
 
 void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
@@ -84,14 +86,33 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const EnclosingLoop &Loop = Frequency.Loops.front();
   diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
       << Loop.Kind;
-  if (!Path)
-    return;
+  if (Path)
+    noteCallChain(*Path);
+  citeCost(Call, *H, Frequency, Ctx);
+}
+
+void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
+                               const ExecutionFrequency &Frequency,
+                               ASTContext &Ctx) {
+  std::string CostProblem; // set once, on the first load
+  if (!Costs.model(CostProblem) && !CostProblem.empty())
+    configurationDiag("cannot read the cost model: %0") << CostProblem;
+  // Every hazard of these checks blocks the host: a sync, a device-to-host
+  // copy, or a synchronous host-to-device copy.
+  if (std::optional<std::string> Cost = Costs.note(
+          CostQuery{H.CostPattern, "", H.Bytes, /*BlocksHost=*/true,
+                    &Frequency},
+          Ctx))
+    diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << *Cost;
+}
+
+void LoopHazardCheck::noteCallChain(const HazardPath &Path) {
   // The call chain down to the operation.
-  for (const CallExpr *Step : Path->Steps) {
-    if (Step == Path->Steps.back())
+  for (const CallExpr *Step : Path.Steps) {
+    if (Step == Path.Steps.back())
       diag(Step->getExprLoc(), "'%0' %1 here", DiagnosticIDs::Note)
-          << Path->Operation.Operation
-          << (Path->Operation.Kind == HazardKind::HostSync
+          << Path.Operation.Operation
+          << (Path.Operation.Kind == HazardKind::HostSync
                   ? "synchronizes with the GPU"
                   : "copies device memory to the host");
     else

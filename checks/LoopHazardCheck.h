@@ -10,6 +10,7 @@
 #define XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 
 #include "CallSummaries.h"
+#include "CostCitation.h"
 #include "CudaEvidence.h"
 #include "DeviceInference.h"
 #include "LoopContext.h"
@@ -52,12 +53,17 @@ private:
   /// The hazard a call to a function defined in this translation unit
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
+  void noteCallChain(const HazardPath &Path);
+  /// The measured-cost note (see CostCitation.h).
+  void citeCost(const CallExpr *Call, const Hazard &H,
+                const ExecutionFrequency &Frequency, ASTContext &Ctx);
 
   const unsigned MinFrequencyPercent;
   const bool RequireCudaEvidence;
   std::optional<CudaEvidence> Evidence;
   std::unique_ptr<DeviceInference> Devices;
   std::unique_ptr<CallSummaries> Summaries;
+  CostCitations Costs;
 };
 
 } // namespace clang::tidy::xfer

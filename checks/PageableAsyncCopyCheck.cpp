@@ -1,6 +1,7 @@
 //===--- PageableAsyncCopyCheck.cpp - xfer-pageable-async-copy ------------===//
 
 #include "PageableAsyncCopyCheck.h"
+#include "LoopContext.h"
 #include "ApiCatalogue.h"
 #include "AstUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -131,6 +132,14 @@ bool isDeviceSide(Placement P) {
 
 } // namespace
 
+PageableAsyncCopyCheck::PageableAsyncCopyCheck(llvm::StringRef Name,
+                                               ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context), Costs(Options) {}
+
+void PageableAsyncCopyCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Costs.storeOptions(Options, Opts);
+}
+
 void PageableAsyncCopyCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader())).bind("call"),
                      this);
@@ -217,6 +226,14 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
        "cudaMallocHost or register it with cudaHostRegister")
       << cudaApiName(*Api) << (IntoHost ? 1 : 0);
   notePageableOrigin(Host, Ctx);
+  std::optional<uint64_t> Bytes;
+  Expr::EvalResult Count;
+  if (*Api == CudaApi::MemcpyAsync && Call->getNumArgs() > 2 &&
+      !Call->getArg(2)->isValueDependent() &&
+      Call->getArg(2)->EvaluateAsInt(Count, Ctx) &&
+      !Count.Val.getInt().isNegative())
+    Bytes = Count.Val.getInt().getZExtValue();
+  citeCost(Call, IntoHost, Bytes, Ctx);
 }
 
 void PageableAsyncCopyCheck::checkTorchCopy(const CallExpr *Call,
@@ -257,6 +274,25 @@ void PageableAsyncCopyCheck::checkTorchCopy(const CallExpr *Call,
        "with pin_memory() first, once, outside hot loops")
       << Torch->Spelling;
   notePageableOrigin(Source, Ctx);
+  citeCost(Call, /*IntoHost=*/false, std::nullopt, Ctx);
+}
+
+void PageableAsyncCopyCheck::citeCost(const CallExpr *Call, bool IntoHost,
+                                      std::optional<uint64_t> Bytes,
+                                      ASTContext &Ctx) {
+  std::string CostProblem;
+  if (!Costs.model(CostProblem) && !CostProblem.empty())
+    configurationDiag("cannot read the cost model: %0") << CostProblem;
+  ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
+  CostQuery Query{IntoHost ? "cuda.memcpy_async_d2h.pageable_return"
+                           : "cuda.memcpy_async_h2d.pageable_return",
+                  IntoHost ? "cuda.memcpy_async_d2h.pinned_return"
+                           : "cuda.memcpy_async_h2d.pinned_return",
+                  Bytes, /*BlocksHost=*/false, &Frequency};
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
+    diag(Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc()), "%0",
+         DiagnosticIDs::Note)
+        << *Cost;
 }
 
 void PageableAsyncCopyCheck::notePageableOrigin(const PlacementFact &Fact,

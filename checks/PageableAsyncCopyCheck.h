@@ -3,6 +3,7 @@
 #ifndef XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
 #define XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
 
+#include "CostCitation.h"
 #include "DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
@@ -20,7 +21,8 @@ namespace clang::tidy::xfer {
 /// For the user-facing documentation see docs/checks/pageable-async-copy.md.
 class PageableAsyncCopyCheck : public ClangTidyCheck {
 public:
-  using ClangTidyCheck::ClangTidyCheck;
+  PageableAsyncCopyCheck(llvm::StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
 
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
@@ -33,8 +35,12 @@ private:
   void checkCudaCopy(const CallExpr *Call, ASTContext &Ctx);
   void checkTorchCopy(const CallExpr *Call, ASTContext &Ctx);
   void notePageableOrigin(const PlacementFact &Fact, ASTContext &Ctx);
+  /// The measured cost of the copy against its pinned equivalent.
+  void citeCost(const CallExpr *Call, bool IntoHost,
+                std::optional<uint64_t> Bytes, ASTContext &Ctx);
 
   std::unique_ptr<DeviceInference> Devices;
+  CostCitations Costs;
 };
 
 } // namespace clang::tidy::xfer

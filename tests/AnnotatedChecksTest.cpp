@@ -60,6 +60,11 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
   Options.Checks = Source->Checks;
   Options.Config = Source->Config;
   Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
+  if (Source->CostModel.empty())
+    Options.GlobalCheckOptions.emplace_back("CostNotes", "false");
+  else
+    Options.GlobalCheckOptions.emplace_back(
+        "CostModel", XFER_TESTDATA_DIR "/cost-models/" + Source->CostModel);
   RunResult Result = runChecks(Database, {Source->Path}, Options);
 
   PositionResolver Resolver;

@@ -68,6 +68,8 @@ llvm::Expected<AnnotatedSource> parseAnnotatedSource(llvm::StringRef Path,
       }
     } else if (Line.consume_front("XFER-CHECKS:")) {
       Source.Checks = Line.trim().str();
+    } else if (Line.consume_front("XFER-COST-MODEL:")) {
+      Source.CostModel = Line.trim().str();
     } else if (Line.consume_front("XFER-CONFIG:")) {
       Source.Config = Line.trim().str();
     } else if (Line.consume_front("CHECK-MESSAGES:")) {

@@ -11,6 +11,10 @@
 //   // XFER-ARGS: <compiler arguments; %include is testdata/include>
 //   // XFER-CHECKS: <check globs>
 //   // XFER-CONFIG: <clang-tidy configuration, YAML on one line>
+//   // XFER-COST-MODEL: <cost model under testdata/cost-models>
+//
+// Without XFER-COST-MODEL the measured-cost notes are turned off, so that
+// the other tests do not depend on measurements.
 //
 // Every warning must be listed. Notes are compared only in files that list
 // at least one CHECK-NOTES line, and then all of them must be listed.
@@ -35,6 +39,7 @@ struct AnnotatedSource {
   std::vector<std::string> CompilerArgs;
   std::string Checks;
   std::string Config;
+  std::string CostModel;
   std::vector<RenderedDiagnostic> ExpectedWarnings;
   std::vector<RenderedDiagnostic> ExpectedNotes;
   bool ComparesNotes = false;

@@ -230,6 +230,57 @@ TEST_F(ToolTest, ClangTidyConfigurationFileIsHonoured) {
   EXPECT_EQ(0, R.Status) << R.Out << R.Err;
 }
 
+TEST_F(ToolTest, MalformedCostModelIsAnInputErrorNamingTheField) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Model = write("costs.json", R"({"schema_version": 1,
+    "provenance": {"device": "x"}, "patterns": {"torch.item": {"points":
+    [{"median_us": "fast"}]}}})");
+  RunOutcome R = run(Tool, {"--cost-model=" + Model, File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("costs.json: patterns.torch.item"))
+      << R.Err;
+  EXPECT_EQ("", R.Out);
+}
+
+TEST_F(ToolTest, CostFiguresInJsonAndSarif) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::vector<std::string> Common{
+      "--cost-model=" XFER_TESTDATA_DIR "/cost-models/test-subset-h200.json",
+      File, "--", "-isystem", StubInclude};
+  std::vector<std::string> JsonArgs{"--format=json"};
+  JsonArgs.insert(JsonArgs.end(), Common.begin(), Common.end());
+  RunOutcome R = run(Tool, JsonArgs);
+  ASSERT_EQ(1, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Report = llvm::json::parse(R.Out);
+  ASSERT_TRUE(static_cast<bool>(Report)) << llvm::toString(Report.takeError());
+  const llvm::json::Object &F =
+      *(*Report->getAsObject()->getArray("findings"))[0].getAsObject();
+  const llvm::json::Object &Properties = *F.getObject("properties");
+  // A 4-byte device-to-host cudaMemcpy, 10 iterations: 7.21 µs each.
+  EXPECT_DOUBLE_EQ(7.21,
+                   Properties.getNumber("latencyMicroseconds").value_or(0));
+  EXPECT_EQ(10, Properties.getInteger("executions").value_or(0));
+  EXPECT_NE(std::string::npos, Properties.getString("measuredOn")
+                                   .value_or("")
+                                   .find("NVIDIA H200"));
+
+  std::vector<std::string> SarifArgs{"--format=sarif"};
+  SarifArgs.insert(SarifArgs.end(), Common.begin(), Common.end());
+  R = run(Tool, SarifArgs);
+  ASSERT_EQ(1, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Log = llvm::json::parse(R.Out);
+  ASSERT_TRUE(static_cast<bool>(Log));
+  const llvm::json::Object &Result =
+      *(*(*Log->getAsObject()->getArray("runs"))[0]
+             .getAsObject()
+             ->getArray("results"))[0]
+           .getAsObject();
+  EXPECT_DOUBLE_EQ(7.21, Result.getObject("properties")
+                             ->getNumber("latencyMicroseconds")
+                             .value_or(0));
+}
+
 TEST_F(ToolTest, Version) {
   RunOutcome R = run(Tool, {"--version"});
   EXPECT_EQ(0, R.Status);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CostModel.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
 #include "OutputFormats.h"
@@ -82,6 +83,11 @@ cl::opt<std::string> CudaPath(
     cl::desc("CUDA toolkit to parse CUDA sources against (default: "
              "$CUDA_PATH, $CUDA_HOME, the build's toolkit, /usr/local/cuda)"),
     cl::cat(XferCategory));
+cl::opt<std::string> CostModelFile(
+    "cost-model",
+    cl::desc("Cost model (from xfer-bench --output) whose measurements the "
+             "warnings cite; default: the measured model built in"),
+    cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
     cl::init(XFER_CLANG_RESOURCE_DIR), cl::cat(XferCategory));
@@ -173,7 +179,16 @@ int main(int argc, const char **argv) {
       return inputError("invalid --config: " + Parsed.getError().message());
   }
 
+  if (!CostModelFile.empty()) {
+    llvm::Expected<clang::tidy::xfer::CostModel> Model =
+        clang::tidy::xfer::CostModel::loadFile(CostModelFile);
+    if (!Model)
+      return inputError(toString(Model.takeError()));
+  }
+
   xfer::RunOptions Options;
+  if (!CostModelFile.empty())
+    Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   Options.Checks = Checks;
   Options.Config = Config;
   Options.ExtraArgs = ExtraArgs;

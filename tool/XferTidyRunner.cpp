@@ -128,6 +128,8 @@ makeOptionsProvider(const RunOptions &Options,
   ClangTidyOptions Override;
   if (!Options.Checks.empty())
     Override.Checks = Options.Checks;
+  for (const auto &[Key, Value] : Options.GlobalCheckOptions)
+    Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
   if (!Options.Config.empty()) {
     llvm::ErrorOr<ClangTidyOptions> Parsed =
         parseConfiguration(llvm::MemoryBufferRef(Options.Config, "--config"));

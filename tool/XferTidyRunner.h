@@ -27,6 +27,9 @@ struct RunOptions {
   /// A YAML/JSON configuration that replaces .clang-tidy lookup, as
   /// clang-tidy's --config.
   std::string Config;
+  /// Check options set for every check, over any configuration
+  /// ("CostModel", "CostNotes").
+  std::vector<std::pair<std::string, std::string>> GlobalCheckOptions;
   /// Extra compiler arguments, appended or prepended to every command.
   std::vector<std::string> ExtraArgs;
   std::vector<std::string> ExtraArgsBefore;

@@ -89,3 +89,21 @@ void suppressed() {
     // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
   }
 }
+
+// `if (...) continue;` ahead of the sync guards it like an enclosing if.
+void skipAhead(int Iters, int CheckInterval) {
+  for (int I = 0; I < Iters; ++I) {
+    if ((I + 1) % CheckInterval != 0)
+      continue;
+    cudaDeviceSynchronize();
+  }
+  for (int I = 0; I < Iters; ++I) {
+    if (I % 2 == 0) {
+      continue;
+    }
+    // Skipping every N-th iteration leaves N-1 of N: still per iteration.
+    cudaDeviceSynchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 100: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+  }
+}

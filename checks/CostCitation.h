@@ -1,0 +1,105 @@
+//===--- CostCitation.h - the measured cost a warning cites ---------------===//
+//
+// Every transfer or sync warning carries a note with what the flagged
+// pattern costs, measured by xfer-bench:
+//
+//   measured cost: 9.16 µs per call + 41.3 µs of lost CPU/GPU overlap per
+//   iteration, ≈ 50.5 ms over 1000 executions (measured on NVIDIA H200, ...)
+//
+// The per-call figure is the operation's measured latency (interpolated by
+// payload size when the size is a compile-time constant), or, for a pattern
+// judged against its fix, the measured difference. The overlap term applies
+// to operations that block the host inside a loop: the loop's host launch
+// work per iteration is estimated from the LibTorch operations and kernel
+// launches its body issues, the GPU is assumed to have as much work queued,
+// and the loss is read off the measured overlap grid (less the grid's
+// pure-latency corner). The wording is parsed back by the JSON and SARIF
+// writers; change both together.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TIDY_CHECKS_COSTCITATION_H
+#define XFER_TIDY_CHECKS_COSTCITATION_H
+
+#include "CostModel.h"
+#include "LoopContext.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include <optional>
+#include <string>
+
+namespace clang::tidy::xfer {
+
+/// What to cite for one warning.
+struct CostQuery {
+  /// Cost-model pattern of the hazard ("torch.item").
+  llvm::StringRef Pattern;
+  /// Pattern of the recommended fix, subtracted when set
+  /// ("torch.factory_on_device").
+  llvm::StringRef FixPattern;
+  /// Payload, when it is a compile-time constant.
+  std::optional<uint64_t> Bytes;
+  /// The operation makes the host wait for queued device work.
+  bool BlocksHost = false;
+  /// Where it runs; null outside loops.
+  const ExecutionFrequency *Frequency = nullptr;
+};
+
+/// The figures of a cost note.
+struct CostEstimate {
+  double PerCallUs = 0;
+  std::optional<double> OverlapUs;
+  std::optional<uint64_t> Executions;
+  double totalUs() const {
+    return (PerCallUs + OverlapUs.value_or(0)) *
+           static_cast<double>(Executions.value_or(1));
+  }
+};
+
+/// Estimated host time spent issuing GPU work on one iteration of \p Loop:
+/// LibTorch operations at the measured dispatch cost, kernel launches at the
+/// measured launch cost, following calls to functions defined in the
+/// translation unit.
+double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
+                                      const CostModel &Model);
+
+/// The estimate for \p Query, or nullopt when the model lacks the pattern.
+std::optional<CostEstimate> estimateCost(const CostQuery &Query,
+                                         const CostModel &Model,
+                                         ASTContext &Ctx);
+
+/// Bytes of a float32 tensor created by \p Factory (torch::randn({1000, 2}))
+/// when its sizes are constants and no options change the element type.
+std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
+                                             const ASTContext &Ctx);
+
+/// "measured cost: ... (measured on ...)".
+std::string formatCostNote(const CostEstimate &Estimate,
+                           const Provenance &Where);
+
+/// The check options that select the model: `CostModel` (a file; empty for
+/// the built-in model) and `CostNotes` (false turns the notes off). Both
+/// may be set globally for all xfer-* checks.
+class CostCitations {
+public:
+  CostCitations(ClangTidyCheck::OptionsView &Options);
+  void storeOptions(ClangTidyCheck::OptionsView &Options,
+                    ClangTidyOptions::OptionMap &Opts) const;
+
+  /// The model to cite, or null (notes off, no model, or an unreadable
+  /// file: \p Problem then says why, once).
+  const CostModel *model(std::string &Problem);
+
+  /// The note for \p Query, or nullopt.
+  std::optional<std::string> note(const CostQuery &Query, ASTContext &Ctx);
+
+private:
+  std::string ModelPath;
+  bool Enabled;
+  bool Loaded = false;
+  const CostModel *Model = nullptr;
+  std::string LoadProblem;
+};
+
+} // namespace clang::tidy::xfer
+
+#endif // XFER_TIDY_CHECKS_COSTCITATION_H
