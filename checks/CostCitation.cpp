@@ -144,6 +144,13 @@ double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
   return Us;
 }
 
+void describeOverlap(CostQuery &Query, bool IsLibTorch) {
+  Query.OverlapGrid = IsLibTorch
+                          ? llvm::StringRef("loop.sync_overlap.launch_first")
+                          : llvm::StringRef(CostModel::DefaultOverlapGrid);
+  Query.RefillPattern = IsLibTorch ? "torch.op_dispatch" : "";
+}
+
 std::optional<CostEstimate> estimateCost(const CostQuery &Query,
                                          const CostModel &Model,
                                          ASTContext &Ctx) {
@@ -164,10 +171,19 @@ std::optional<CostEstimate> estimateCost(const CostQuery &Query,
   if (Query.BlocksHost) {
     double HostUs = estimateHostWorkPerIterationUs(
         Frequency->Loops.front().Loop, Ctx, Model);
-    std::optional<double> WithWork = Model.syncOverlapLossUs(HostUs, HostUs);
-    std::optional<double> LatencyOnly = Model.syncOverlapLossUs(0, 0);
+    // A model measured without this grid falls back to the default one.
+    llvm::StringRef Grid = Model.hasPattern(Query.OverlapGrid)
+                               ? Query.OverlapGrid
+                               : CostModel::DefaultOverlapGrid;
+    // The grid's no-work corner is the sync's own latency, cited separately.
+    std::optional<double> WithWork =
+        Model.syncOverlapLossUs(Grid, HostUs, HostUs);
+    std::optional<double> LatencyOnly = Model.syncOverlapLossUs(Grid, 0, 0);
     if (WithWork && LatencyOnly)
       Estimate.OverlapUs = std::max(0.0, *WithWork - *LatencyOnly);
+    if (!Query.RefillPattern.empty())
+      if (std::optional<CostPoint> Refill = Model.latency(Query.RefillPattern))
+        Estimate.OverlapUs = Estimate.OverlapUs.value_or(0) + Refill->MedianUs;
   }
   Estimate.Executions = Frequency->totalExecutions();
   return Estimate;

@@ -10,10 +10,14 @@
 // payload size when the size is a compile-time constant), or, for a pattern
 // judged against its fix, the measured difference. The overlap term applies
 // to operations that block the host inside a loop: the loop's host launch
-// work per iteration is estimated from the LibTorch operations and kernel
-// launches its body issues, the GPU is assumed to have as much work queued,
-// and the loss is read off the measured overlap grid (less the grid's
-// pure-latency corner). The wording is parsed back by the JSON and SARIF
+// work per iteration H is estimated from the LibTorch operations and kernel
+// launches its body issues (measured dispatch and launch costs), the GPU is
+// assumed to have as much work queued (D = H), and the loss is read off the
+// measured overlap grid for that ordering of host and device work, less the
+// grid's no-work corner (the sync's own latency, already cited). LibTorch
+// loops add the measured cost of dispatching one operation: after the sync
+// the GPU idles until the host has issued the next one (see describeOverlap
+// and docs/cost-model.md). The wording is parsed back by the JSON and SARIF
 // writers; change both together.
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +46,12 @@ struct CostQuery {
   bool BlocksHost = false;
   /// Where it runs; null outside loops.
   const ExecutionFrequency *Frequency = nullptr;
+  /// The measured overlap grid that fits the loop (see describeOverlap).
+  llvm::StringRef OverlapGrid = CostModel::DefaultOverlapGrid;
+  /// After the sync the GPU idles while the host issues the next operation:
+  /// the measured host cost of issuing one (LibTorch: "torch.op_dispatch";
+  /// empty when the grid already contains it).
+  llvm::StringRef RefillPattern;
 };
 
 /// The figures of a cost note.
@@ -61,6 +71,15 @@ struct CostEstimate {
 /// translation unit.
 double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
                                       const CostModel &Model);
+
+/// Fills in how a host-blocking operation loses overlap. LibTorch loops
+/// issue expensive host dispatches while cheap kernels run, so their host
+/// work overlaps GPU work already launched (the "launch_first" grid), and
+/// after each sync the GPU idles while the host dispatches the next
+/// operation. CUDA runtime loops prepare host work before launching longer
+/// kernels (the default grid, whose host-before-launch ordering already
+/// contains that idle time).
+void describeOverlap(CostQuery &Query, bool IsLibTorch);
 
 /// The estimate for \p Query, or nullopt when the model lacks the pattern.
 std::optional<CostEstimate> estimateCost(const CostQuery &Query,

@@ -327,11 +327,11 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   std::string CostProblem;
   if (!Costs.model(CostProblem) && !CostProblem.empty())
     configurationDiag("cannot read the cost model: %0") << CostProblem;
-  if (std::optional<std::string> Cost = Costs.note(
-          CostQuery{"torch.factory_then_to_cuda", "torch.factory_on_device",
-                    constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
-                    &Frequency},
-          Ctx))
+  CostQuery Query{"torch.factory_then_to_cuda", "torch.factory_on_device",
+                  constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
+                  &Frequency};
+  describeOverlap(Query, /*IsLibTorch=*/true);
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
     diag(WarnLoc, "%0", DiagnosticIDs::Note) << *Cost;
 }
 

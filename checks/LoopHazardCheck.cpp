@@ -99,10 +99,10 @@ void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
     configurationDiag("cannot read the cost model: %0") << CostProblem;
   // Every hazard of these checks blocks the host: a sync, a device-to-host
   // copy, or a synchronous host-to-device copy.
-  if (std::optional<std::string> Cost = Costs.note(
-          CostQuery{H.CostPattern, "", H.Bytes, /*BlocksHost=*/true,
-                    &Frequency},
-          Ctx))
+  CostQuery Query{H.CostPattern, "", H.Bytes, /*BlocksHost=*/true,
+                  &Frequency};
+  describeOverlap(Query, H.IsLibTorch);
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
     diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << *Cost;
 }
 
