@@ -167,6 +167,10 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
                      "torch::cuda::synchronize()"};
   if (!isInTorchNamespace(FD))
     return std::nullopt;
+  // clip_grad_norm_ returns the total norm as a double: it calls item().
+  if (FD->getName() == "clip_grad_norm_")
+    return TorchCall{TorchOp::Item, nullptr,
+                     "torch::nn::utils::clip_grad_norm_()"};
   if (isTensorFactory(FD))
     return TorchCall{TorchOp::Factory, nullptr,
                      (outermostNamespace(FD) + "::" + FD->getName() + "()")

@@ -21,7 +21,7 @@ namespace clang::tidy::xfer {
 /// LibTorch operations the analysis distinguishes.
 enum class TorchOp {
   // Reads a device value back to the host: the host waits for the device.
-  Item,            // t.item(), t.item<T>()
+  Item,            // t.item(), t.item<T>(), torch::nn::utils::clip_grad_norm_
   Equal,           // t.equal(u), at::equal
   AllClose,        // t.allclose(u), at::allclose
   IsNonzero,       // t.is_nonzero()

@@ -261,6 +261,12 @@ Tensor mse_loss(const Tensor &Input, const Tensor &Target);
 Tensor linear(const Tensor &Input, const Tensor &Weight,
               const Tensor &Bias = {});
 } // namespace functional
+
+namespace utils {
+// Returns the total norm, read back with item().
+double clip_grad_norm_(std::vector<Tensor> Parameters, double MaxNorm,
+                       double NormType = 2.0);
+} // namespace utils
 } // namespace nn
 
 namespace optim {
