@@ -32,9 +32,9 @@ echo "== clang-tidy-19 --load=build/checks/libXferTidy.so (same files)"
 # CUDA flags by hand (build/cuda-compat holds CUDA 13's removed headers).
 plugin=(clang-tidy-19 --load="$PWD/build/checks/libXferTidy.so" --checks='-*,xfer-*')
 "${plugin[@]}" -p build/examples "$examples/seed_training_loop.cpp" 2>/dev/null |
-  grep -E 'warning:|note:' || true
+  grep -E 'examples/.*(warning|note):' || true
 "${plugin[@]}" "$examples/memcpy_loop.cu" -- --cuda-host-only -nocudalib \
   --cuda-path=/usr/local/cuda -Wno-unknown-cuda-version \
   -idirafter "$PWD/build/cuda-compat" -isystem /usr/local/cuda/include/cccl 2>/dev/null |
-  grep -E 'warning:|note:' || true
+  grep -E 'examples/.*(warning|note):' || true
 [[ $status -eq 1 ]]

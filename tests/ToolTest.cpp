@@ -170,7 +170,17 @@ TEST_F(ToolTest, JsonReport) {
   EXPECT_EQ(4, F.getInteger("line").value_or(0));
   EXPECT_EQ(5, F.getInteger("column").value_or(0));
   EXPECT_EQ(File, F.getString("file").value_or(""));
-  ASSERT_EQ(1u, F.getArray("notes")->size());
+  // The loop, then the measured cost from the built-in model.
+  const llvm::json::Array &Notes = *F.getArray("notes");
+  ASSERT_EQ(2u, Notes.size());
+  EXPECT_EQ("loop starts here",
+            Notes[0].getAsObject()->getString("message").value_or(""));
+  EXPECT_TRUE(Notes[1]
+                  .getAsObject()
+                  ->getString("message")
+                  .value_or("")
+                  .starts_with("measured cost: "));
+  EXPECT_TRUE(F.getObject("properties")->getNumber("latencyMicroseconds"));
 }
 
 TEST_F(ToolTest, SarifReport) {
