@@ -329,14 +329,14 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
       if (NS->getName() == "at" || NS->getName() == "torch")
         IsUserFunction = false;
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee))
-    for (const CXXRecordDecl *RD = Method->getParent(); RD;) {
-      // Modules: torch::nn::Module subclasses and ModuleHolder wrappers.
-      if (RD->getName().ends_with("Impl") || RD->getName() == "Module" ||
-          RD->getName() == "ModuleHolder")
-        IsUserFunction = false;
-      break;
-    }
+  // Modules (torch::nn::*Impl, Module, ModuleHolder) run where their
+  // inputs are.
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
+    llvm::StringRef Class = Method->getParent()->getName();
+    if (Class.ends_with("Impl") || Class == "Module" ||
+        Class == "ModuleHolder")
+      IsUserFunction = false;
+  }
   if (IsUserFunction)
     return PlacementFact{};
   unsigned First = isa<CXXOperatorCallExpr>(Call) &&
