@@ -212,22 +212,24 @@ void CostCitations::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "CostNotes", Enabled);
 }
 
-const CostModel *CostCitations::model(std::string &Problem) {
+const CostModel *CostCitations::model(const ClangTidyCheck &Check) {
   if (!Enabled)
     return nullptr;
   if (!Loaded) {
     Loaded = true;
+    std::string Problem;
     Model = ModelPath.empty() ? CostModel::builtin()
-                              : loadShared(ModelPath, LoadProblem);
-    Problem = LoadProblem;
+                              : loadShared(ModelPath, Problem);
+    if (!Problem.empty())
+      Check.configurationDiag("cannot read the cost model: %0") << Problem;
   }
   return Model;
 }
 
 std::optional<std::string> CostCitations::note(const CostQuery &Query,
-                                               ASTContext &Ctx) {
-  std::string Ignored;
-  const CostModel *M = model(Ignored);
+                                               ASTContext &Ctx,
+                                               const ClangTidyCheck &Check) {
+  const CostModel *M = model(Check);
   if (!M)
     return std::nullopt;
   std::optional<CostEstimate> Estimate = estimateCost(Query, *M, Ctx);

@@ -104,19 +104,19 @@ public:
   void storeOptions(ClangTidyCheck::OptionsView &Options,
                     ClangTidyOptions::OptionMap &Opts) const;
 
-  /// The model to cite, or null (notes off, no model, or an unreadable
-  /// file: \p Problem then says why, once).
-  const CostModel *model(std::string &Problem);
-
-  /// The note for \p Query, or nullopt.
-  std::optional<std::string> note(const CostQuery &Query, ASTContext &Ctx);
+  /// The note for \p Query, or nullopt. A model file that cannot be read
+  /// is reported once, as a configuration error of \p Check.
+  std::optional<std::string> note(const CostQuery &Query, ASTContext &Ctx,
+                                  const ClangTidyCheck &Check);
 
 private:
+  /// The model to cite, or null (notes off, no model, unreadable file).
+  const CostModel *model(const ClangTidyCheck &Check);
+
   std::string ModelPath;
   bool Enabled;
   bool Loaded = false;
   const CostModel *Model = nullptr;
-  std::string LoadProblem;
 };
 
 } // namespace clang::tidy::xfer

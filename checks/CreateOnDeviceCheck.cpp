@@ -324,14 +324,11 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         << Frequency.Loops.front().Kind;
   // The host-side creation and the copy (pageable, so blocking), less
   // creating on the device.
-  std::string CostProblem;
-  if (!Costs.model(CostProblem) && !CostProblem.empty())
-    configurationDiag("cannot read the cost model: %0") << CostProblem;
   CostQuery Query{"torch.factory_then_to_cuda", "torch.factory_on_device",
                   constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
                   &Frequency};
   describeOverlap(Query, /*IsLibTorch=*/true);
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
     diag(WarnLoc, "%0", DiagnosticIDs::Note) << *Cost;
 }
 

@@ -61,11 +61,15 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     Summaries = std::make_unique<CallSummaries>(*Devices);
   }
 
+  // Most calls are neither hazards nor calls of functions defined here:
+  // rule them out before walking up to the enclosing loops.
+  std::optional<Hazard> H = classifyHazard(Call, *Devices);
+  if (H ? !handles(*H) : !definedCallee(Call, Ctx.getSourceManager()))
+    return;
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
   if (!Frequency.inLoop() ||
       Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
     return;
-  std::optional<Hazard> H = classifyHazard(Call, *Devices);
   const HazardPath *Path = nullptr;
   if (!H) {
     Path = hazardThroughCall(Call, Ctx);
@@ -74,8 +78,6 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H = Path->Operation;
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
-  if (!handles(*H))
-    return;
   if (H->IsLibTorch && RequireCudaEvidence && !translationUnitUsesCuda(Ctx))
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
@@ -94,15 +96,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
 void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
                                const ExecutionFrequency &Frequency,
                                ASTContext &Ctx) {
-  std::string CostProblem; // set once, on the first load
-  if (!Costs.model(CostProblem) && !CostProblem.empty())
-    configurationDiag("cannot read the cost model: %0") << CostProblem;
   // Every hazard of these checks blocks the host: a sync, a device-to-host
   // copy, or a synchronous host-to-device copy.
   CostQuery Query{H.CostPattern, "", H.Bytes, /*BlocksHost=*/true,
                   &Frequency};
   describeOverlap(Query, H.IsLibTorch);
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
     diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << *Cost;
 }
 

@@ -280,16 +280,13 @@ void PageableAsyncCopyCheck::checkTorchCopy(const CallExpr *Call,
 void PageableAsyncCopyCheck::citeCost(const CallExpr *Call, bool IntoHost,
                                       std::optional<uint64_t> Bytes,
                                       ASTContext &Ctx) {
-  std::string CostProblem;
-  if (!Costs.model(CostProblem) && !CostProblem.empty())
-    configurationDiag("cannot read the cost model: %0") << CostProblem;
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
   CostQuery Query{IntoHost ? "cuda.memcpy_async_d2h.pageable_return"
                            : "cuda.memcpy_async_h2d.pageable_return",
                   IntoHost ? "cuda.memcpy_async_d2h.pinned_return"
                            : "cuda.memcpy_async_h2d.pinned_return",
                   Bytes, /*BlocksHost=*/false, &Frequency};
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx))
+  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
     diag(Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc()), "%0",
          DiagnosticIDs::Note)
         << *Cost;

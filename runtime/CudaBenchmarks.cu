@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 #include <cuda_runtime.h>
 #include <vector>
 
@@ -124,44 +126,42 @@ std::vector<uint64_t> transferSizes(const BenchSession &Session) {
 // Blocking cudaMemcpy, pageable and pinned, both directions.
 //===----------------------------------------------------------------------===//
 
-void measureBlockingCopies(BenchSession &Session, Buffers &B) {
-  struct Variant {
-    const char *Id;
-    cudaMemcpyKind Kind;
-    bool PinnedHost;
-  };
-  const Variant Variants[] = {
-      {"cuda.memcpy_d2h.pageable", cudaMemcpyDeviceToHost, false},
-      {"cuda.memcpy_d2h.pinned", cudaMemcpyDeviceToHost, true},
-      {"cuda.memcpy_h2d.pageable", cudaMemcpyHostToDevice, false},
-      {"cuda.memcpy_h2d.pinned", cudaMemcpyHostToDevice, true},
-  };
-  for (const Variant &V : Variants) {
+/// A copy direction and the kind of host memory it uses.
+struct CopyVariant {
+  const char *Id;
+  cudaMemcpyKind Kind;
+  bool PinnedHost;
+};
+
+const char *directionName(cudaMemcpyKind Kind) {
+  return Kind == cudaMemcpyDeviceToHost ? "device->host" : "host->device";
+}
+
+/// Records one sized pattern per variant: \p TimeCopy times one copy of
+/// \p Bytes from \p Src to \p Dst, at rotating offsets so caches do not
+/// flatter the numbers.
+template <typename TimeCopyFn, typename DescribeFn>
+void measureCopyVariants(BenchSession &Session, Buffers &B,
+                         std::initializer_list<CopyVariant> Variants,
+                         bool ReportsBandwidth, DescribeFn Describe,
+                         TimeCopyFn TimeCopy) {
+  for (const CopyVariant &V : Variants) {
     if (!Session.wants(V.Id))
       continue;
     LatencyPattern Pattern;
     Pattern.Id = V.Id;
-    Pattern.Description =
-        std::string("blocking cudaMemcpy ") +
-        (V.Kind == cudaMemcpyDeviceToHost ? "device->host" : "host->device") +
-        " with a " + (V.PinnedHost ? "pinned" : "pageable") +
-        " host buffer, idle device; host time until the call returns";
+    Pattern.Description = Describe(V);
     Pattern.Sized = true;
-    Pattern.ReportsBandwidth = true;
+    Pattern.ReportsBandwidth = ReportsBandwidth;
     unsigned char *Host = V.PinnedHost ? B.Pinned : B.Pageable.data();
     for (uint64_t Bytes : transferSizes(Session)) {
       size_t Rep = 0;
       SampleSummary S = collectSamples(transferPolicy(Session, Bytes), [&] {
         size_t Offset = rotatingOffset(Rep++, Bytes, B.ArenaBytes);
-        unsigned char *Dst = V.Kind == cudaMemcpyDeviceToHost
-                                 ? Host + Offset
-                                 : B.Device + Offset;
-        const unsigned char *Src = V.Kind == cudaMemcpyDeviceToHost
-                                       ? B.Device + Offset
-                                       : Host + Offset;
-        double Start = nowUs();
-        XFER_CUDA_CHECK(cudaMemcpy(Dst, Src, Bytes, V.Kind));
-        return nowUs() - Start;
+        bool ToHost = V.Kind == cudaMemcpyDeviceToHost;
+        unsigned char *Dst = ToHost ? Host + Offset : B.Device + Offset;
+        const unsigned char *Src = ToHost ? B.Device + Offset : Host + Offset;
+        return TimeCopy(Dst, Src, Bytes, V.Kind);
       });
       Pattern.Points.push_back({Bytes, S});
     }
@@ -169,54 +169,53 @@ void measureBlockingCopies(BenchSession &Session, Buffers &B) {
   }
 }
 
+void measureBlockingCopies(BenchSession &Session, Buffers &B) {
+  measureCopyVariants(
+      Session, B,
+      {{"cuda.memcpy_d2h.pageable", cudaMemcpyDeviceToHost, false},
+       {"cuda.memcpy_d2h.pinned", cudaMemcpyDeviceToHost, true},
+       {"cuda.memcpy_h2d.pageable", cudaMemcpyHostToDevice, false},
+       {"cuda.memcpy_h2d.pinned", cudaMemcpyHostToDevice, true}},
+      /*ReportsBandwidth=*/true,
+      [](const CopyVariant &V) {
+        return std::string("blocking cudaMemcpy ") + directionName(V.Kind) +
+               " with a " + (V.PinnedHost ? "pinned" : "pageable") +
+               " host buffer, idle device; host time until the call returns";
+      },
+      [](unsigned char *Dst, const unsigned char *Src, uint64_t Bytes,
+         cudaMemcpyKind Kind) {
+        double Start = nowUs();
+        XFER_CUDA_CHECK(cudaMemcpy(Dst, Src, Bytes, Kind));
+        return nowUs() - Start;
+      });
+}
+
 //===----------------------------------------------------------------------===//
 // cudaMemcpyAsync: how long until the call returns.
 //===----------------------------------------------------------------------===//
 
 void measureAsyncCopyReturn(BenchSession &Session, Buffers &B) {
-  struct Variant {
-    const char *Id;
-    cudaMemcpyKind Kind;
-    bool PinnedHost;
-  };
-  const Variant Variants[] = {
-      {"cuda.memcpy_async_h2d.pageable_return", cudaMemcpyHostToDevice, false},
-      {"cuda.memcpy_async_h2d.pinned_return", cudaMemcpyHostToDevice, true},
-      {"cuda.memcpy_async_d2h.pageable_return", cudaMemcpyDeviceToHost, false},
-      {"cuda.memcpy_async_d2h.pinned_return", cudaMemcpyDeviceToHost, true},
-  };
-  for (const Variant &V : Variants) {
-    if (!Session.wants(V.Id))
-      continue;
-    LatencyPattern Pattern;
-    Pattern.Id = V.Id;
-    Pattern.Description =
-        std::string("host time for cudaMemcpyAsync ") +
-        (V.Kind == cudaMemcpyDeviceToHost ? "device->host" : "host->device") +
-        " on a stream to return, " + (V.PinnedHost ? "pinned" : "pageable") +
-        " host buffer (the copy is then awaited outside the timing)";
-    Pattern.Sized = true;
-    unsigned char *Host = V.PinnedHost ? B.Pinned : B.Pageable.data();
-    for (uint64_t Bytes : transferSizes(Session)) {
-      size_t Rep = 0;
-      SampleSummary S = collectSamples(transferPolicy(Session, Bytes), [&] {
-        size_t Offset = rotatingOffset(Rep++, Bytes, B.ArenaBytes);
-        unsigned char *Dst = V.Kind == cudaMemcpyDeviceToHost
-                                 ? Host + Offset
-                                 : B.Device + Offset;
-        const unsigned char *Src = V.Kind == cudaMemcpyDeviceToHost
-                                       ? B.Device + Offset
-                                       : Host + Offset;
+  measureCopyVariants(
+      Session, B,
+      {{"cuda.memcpy_async_h2d.pageable_return", cudaMemcpyHostToDevice, false},
+       {"cuda.memcpy_async_h2d.pinned_return", cudaMemcpyHostToDevice, true},
+       {"cuda.memcpy_async_d2h.pageable_return", cudaMemcpyDeviceToHost, false},
+       {"cuda.memcpy_async_d2h.pinned_return", cudaMemcpyDeviceToHost, true}},
+      /*ReportsBandwidth=*/false,
+      [](const CopyVariant &V) {
+        return std::string("host time for cudaMemcpyAsync ") +
+               directionName(V.Kind) + " on a stream to return, " +
+               (V.PinnedHost ? "pinned" : "pageable") +
+               " host buffer (the copy is then awaited outside the timing)";
+      },
+      [&B](unsigned char *Dst, const unsigned char *Src, uint64_t Bytes,
+           cudaMemcpyKind Kind) {
         double Start = nowUs();
-        XFER_CUDA_CHECK(cudaMemcpyAsync(Dst, Src, Bytes, V.Kind, B.Stream));
+        XFER_CUDA_CHECK(cudaMemcpyAsync(Dst, Src, Bytes, Kind, B.Stream));
         double Elapsed = nowUs() - Start;
         XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
         return Elapsed;
       });
-      Pattern.Points.push_back({Bytes, S});
-    }
-    Session.record(std::move(Pattern));
-  }
 }
 
 //===----------------------------------------------------------------------===//
