@@ -1,8 +1,8 @@
 //===--- CopyInLoopCheck.cpp - xfer-copy-in-loop --------------------------===//
 
 #include "CopyInLoopCheck.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 

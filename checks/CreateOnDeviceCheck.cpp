@@ -1,9 +1,9 @@
 //===--- CreateOnDeviceCheck.cpp - xfer-create-on-device ------------------===//
 
 #include "CreateOnDeviceCheck.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
-#include "LoopContext.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
+#include "analysis/LoopContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -1,8 +1,8 @@
 //===--- DeviceMismatchCheck.cpp - xfer-device-mismatch -------------------===//
 
 #include "DeviceMismatchCheck.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"

@@ -3,7 +3,7 @@
 #ifndef XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
 #define XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
 
-#include "DeviceInference.h"
+#include "analysis/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include <memory>

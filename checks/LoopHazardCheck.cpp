@@ -1,7 +1,7 @@
 //===--- LoopHazardCheck.cpp - shared driver of the in-loop checks --------===//
 
 #include "LoopHazardCheck.h"
-#include "AstUtils.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

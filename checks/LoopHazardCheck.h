@@ -9,12 +9,12 @@
 #ifndef XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 #define XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 
-#include "CallSummaries.h"
-#include "CostCitation.h"
-#include "CudaEvidence.h"
-#include "DeviceInference.h"
-#include "LoopContext.h"
-#include "TransferHazards.h"
+#include "analysis/CallSummaries.h"
+#include "cost/CostCitation.h"
+#include "analysis/CudaEvidence.h"
+#include "analysis/DeviceInference.h"
+#include "analysis/LoopContext.h"
+#include "analysis/TransferHazards.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
 

@@ -1,9 +1,9 @@
 //===--- PageableAsyncCopyCheck.cpp - xfer-pageable-async-copy ------------===//
 
 #include "PageableAsyncCopyCheck.h"
-#include "LoopContext.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
+#include "analysis/LoopContext.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

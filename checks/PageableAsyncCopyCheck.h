@@ -3,8 +3,8 @@
 #ifndef XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
 #define XFER_TIDY_CHECKS_PAGEABLEASYNCCOPYCHECK_H
 
-#include "CostCitation.h"
-#include "DeviceInference.h"
+#include "cost/CostCitation.h"
+#include "analysis/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
 

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_APICATALOGUE_H
-#define XFER_TIDY_CHECKS_APICATALOGUE_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_APICATALOGUE_H
+#define XFER_TIDY_CHECKS_ANALYSIS_APICATALOGUE_H
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -117,4 +117,4 @@ bool isTensorPrint(const CallExpr *Call);
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_APICATALOGUE_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_APICATALOGUE_H

@@ -1,7 +1,7 @@
 //===--- TransferHazards.cpp - calls that sync with or copy from the GPU --===//
 
-#include "TransferHazards.h"
-#include "ApiCatalogue.h"
+#include "analysis/TransferHazards.h"
+#include "analysis/ApiCatalogue.h"
 
 namespace clang::tidy::xfer {
 namespace {

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_TRANSFERHAZARDS_H
-#define XFER_TIDY_CHECKS_TRANSFERHAZARDS_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H
+#define XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H
 
-#include "DeviceInference.h"
+#include "analysis/DeviceInference.h"
 #include "clang/AST/Expr.h"
 #include <optional>
 #include <string>
@@ -43,4 +43,4 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_TRANSFERHAZARDS_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H

@@ -1,7 +1,7 @@
 //===--- CallSummaries.cpp - functions that synchronize or copy inside ----===//
 
-#include "CallSummaries.h"
-#include "LoopContext.h"
+#include "analysis/CallSummaries.h"
+#include "analysis/LoopContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"

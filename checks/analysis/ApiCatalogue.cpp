@@ -1,6 +1,6 @@
 //===--- ApiCatalogue.cpp - LibTorch and CUDA runtime APIs the checks know ===//
 
-#include "ApiCatalogue.h"
+#include "analysis/ApiCatalogue.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"

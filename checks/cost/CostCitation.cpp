@@ -1,9 +1,9 @@
 //===--- CostCitation.cpp - the measured cost a warning cites -------------===//
 
-#include "CostCitation.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
-#include "CallSummaries.h"
+#include "cost/CostCitation.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
+#include "analysis/CallSummaries.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseSet.h"

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_DEVICEINFERENCE_H
-#define XFER_TIDY_CHECKS_DEVICEINFERENCE_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCE_H
+#define XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCE_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -120,4 +120,4 @@ bool isModuleType(QualType T);
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_DEVICEINFERENCE_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCE_H

@@ -1,7 +1,7 @@
 //===--- AstUtils.h - parent-map helpers shared by the analyses -----------===//
 
-#ifndef XFER_TIDY_CHECKS_ASTUTILS_H
-#define XFER_TIDY_CHECKS_ASTUTILS_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_ASTUTILS_H
+#define XFER_TIDY_CHECKS_ANALYSIS_ASTUTILS_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -48,4 +48,4 @@ unsigned lineOf(const Stmt *S, const SourceManager &SM);
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_ASTUTILS_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_ASTUTILS_H

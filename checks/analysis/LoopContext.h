@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_LOOPCONTEXT_H
-#define XFER_TIDY_CHECKS_LOOPCONTEXT_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_LOOPCONTEXT_H
+#define XFER_TIDY_CHECKS_ANALYSIS_LOOPCONTEXT_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -79,4 +79,4 @@ std::optional<uint64_t> constantTripCount(const Stmt *Loop,
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_LOOPCONTEXT_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_LOOPCONTEXT_H

@@ -1,6 +1,6 @@
 //===--- AstUtils.cpp - parent-map helpers shared by the analyses ---------===//
 
-#include "AstUtils.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"

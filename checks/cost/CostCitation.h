@@ -22,11 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_COSTCITATION_H
-#define XFER_TIDY_CHECKS_COSTCITATION_H
+#ifndef XFER_TIDY_CHECKS_COST_COSTCITATION_H
+#define XFER_TIDY_CHECKS_COST_COSTCITATION_H
 
-#include "CostModel.h"
-#include "LoopContext.h"
+#include "cost/CostModel.h"
+#include "analysis/LoopContext.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <optional>
 #include <string>
@@ -121,4 +121,4 @@ private:
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_COSTCITATION_H
+#endif // XFER_TIDY_CHECKS_COST_COSTCITATION_H

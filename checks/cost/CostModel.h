@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_COSTMODEL_H
-#define XFER_TIDY_CHECKS_COSTMODEL_H
+#ifndef XFER_TIDY_CHECKS_COST_COSTMODEL_H
+#define XFER_TIDY_CHECKS_COST_COSTMODEL_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -152,4 +152,4 @@ private:
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_COSTMODEL_H
+#endif // XFER_TIDY_CHECKS_COST_COSTMODEL_H

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_CUDAEVIDENCE_H
-#define XFER_TIDY_CHECKS_CUDAEVIDENCE_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_CUDAEVIDENCE_H
+#define XFER_TIDY_CHECKS_ANALYSIS_CUDAEVIDENCE_H
 
 #include "clang/AST/ASTContext.h"
 #include <string>
@@ -30,4 +30,4 @@ CudaEvidence findCudaEvidence(ASTContext &Ctx);
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_CUDAEVIDENCE_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_CUDAEVIDENCE_H

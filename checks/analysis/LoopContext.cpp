@@ -1,7 +1,7 @@
 //===--- LoopContext.cpp - how often a statement runs ---------------------===//
 
-#include "LoopContext.h"
-#include "AstUtils.h"
+#include "analysis/LoopContext.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"

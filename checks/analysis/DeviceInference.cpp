@@ -1,8 +1,8 @@
 //===--- DeviceInference.cpp - where a tensor or pointer lives ------------===//
 
-#include "DeviceInference.h"
-#include "ApiCatalogue.h"
-#include "AstUtils.h"
+#include "analysis/DeviceInference.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XFER_TIDY_CHECKS_CALLSUMMARIES_H
-#define XFER_TIDY_CHECKS_CALLSUMMARIES_H
+#ifndef XFER_TIDY_CHECKS_ANALYSIS_CALLSUMMARIES_H
+#define XFER_TIDY_CHECKS_ANALYSIS_CALLSUMMARIES_H
 
-#include "DeviceInference.h"
-#include "TransferHazards.h"
+#include "analysis/DeviceInference.h"
+#include "analysis/TransferHazards.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -59,4 +59,4 @@ private:
 
 } // namespace clang::tidy::xfer
 
-#endif // XFER_TIDY_CHECKS_CALLSUMMARIES_H
+#endif // XFER_TIDY_CHECKS_ANALYSIS_CALLSUMMARIES_H

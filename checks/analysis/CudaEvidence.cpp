@@ -1,6 +1,6 @@
 //===--- CudaEvidence.cpp - does a translation unit use a CUDA device? ----===//
 
-#include "CudaEvidence.h"
+#include "analysis/CudaEvidence.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
