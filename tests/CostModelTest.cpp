@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CostModel.h"
+#include "cost/CostModel.h"
 
 #ifdef XFER_HAVE_BENCH_CORE
 #include "benchcore/CostModelDocument.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CostModel.h"
+#include "cost/CostModel.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
 #include "OutputFormats.h"
