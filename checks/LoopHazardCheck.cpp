@@ -14,11 +14,14 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
     : ClangTidyCheck(Name, Context),
       MinFrequencyPercent(Options.getLocalOrGlobal("MinFrequencyPercent", 10U)),
       RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
+      ReportUnknownPlacement(
+          Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
       Costs(Options) {}
 
 void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MinFrequencyPercent", MinFrequencyPercent);
   Options.store(Opts, "RequireCudaEvidence", RequireCudaEvidence);
+  Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -58,13 +61,16 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Devices) {
     Devices = std::make_unique<DeviceInference>(Ctx);
-    Summaries = std::make_unique<CallSummaries>(*Devices);
+    Summaries =
+        std::make_unique<CallSummaries>(*Devices, ReportUnknownPlacement);
   }
 
   // Most calls are neither hazards nor calls of functions defined here:
   // rule them out before walking up to the enclosing loops.
   std::optional<Hazard> H = classifyHazard(Call, *Devices);
   if (H ? !handles(*H) : !definedCallee(Call, Ctx.getSourceManager()))
+    return;
+  if (H && !ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
     return;
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
   if (!Frequency.inLoop() ||

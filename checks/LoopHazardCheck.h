@@ -60,6 +60,7 @@ private:
 
   const unsigned MinFrequencyPercent;
   const bool RequireCudaEvidence;
+  const bool ReportUnknownPlacement;
   std::optional<CudaEvidence> Evidence;
   std::unique_ptr<DeviceInference> Devices;
   std::unique_ptr<CallSummaries> Summaries;

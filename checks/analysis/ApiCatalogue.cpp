@@ -103,6 +103,45 @@ bool isTensorType(QualType T) {
   return isTensorClass(T->getAsCXXRecordDecl());
 }
 
+bool isTensorLikeType(QualType T) {
+  if (isTensorType(T))
+    return true;
+  if (T.isNull())
+    return false;
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (!Spec || !Spec->getIdentifier() || outermostNamespace(Spec) != "std")
+    return false;
+  llvm::StringRef Name = Spec->getName();
+  if (Name != "tuple" && Name != "pair" && Name != "vector")
+    return false;
+  bool AnyTensor = false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Pack) {
+      for (const TemplateArgument &Element : Arg.pack_elements())
+        AnyTensor |= Element.getKind() == TemplateArgument::Type &&
+                     isTensorType(Element.getAsType());
+      continue;
+    }
+    AnyTensor |= Arg.getKind() == TemplateArgument::Type &&
+                 isTensorType(Arg.getAsType());
+  }
+  return AnyTensor;
+}
+
+bool isDataLoaderExample(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const auto *RD = T.getCanonicalType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() || RD->getName() != "Example")
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
+  return NS && NS->getName() == "data" && outermostNamespace(RD) == "torch";
+}
+
 bool isTensorFactory(const FunctionDecl *D) {
   if (!D || !D->getIdentifier() || !isInTorchNamespace(D) ||
       isa<CXXMethodDecl>(D))

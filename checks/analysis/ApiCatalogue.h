@@ -108,6 +108,14 @@ std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
 /// and cv-qualifiers).
 bool isTensorType(QualType T);
 
+/// True for tensors and for the std::tuple, std::pair and std::vector of
+/// tensors that LibTorch operations return (max(), sort(), split(), ...):
+/// values whose placement is their tensors'.
+bool isTensorLikeType(QualType T);
+
+/// True for torch::data::Example, the batch type of LibTorch's data loaders.
+bool isDataLoaderExample(QualType T);
+
 /// True if \p D is a LibTorch tensor factory (randn, zeros, ...) in namespace
 /// at or torch.
 bool isTensorFactory(const FunctionDecl *D);

@@ -68,7 +68,8 @@ CallSummaries::summarize(const FunctionDecl *Function) {
     if (analyzeFrequency(Call, Ctx).Guard != GuardKind::None)
       continue;
     if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {
-      if (H->Kind == HazardKind::HostToDeviceCopy)
+      if (H->Kind == HazardKind::HostToDeviceCopy ||
+          (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H)))
         continue;
       std::optional<HazardPath> &Slot = Result[slot(H->Kind)];
       if (!Slot)

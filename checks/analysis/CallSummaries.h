@@ -39,7 +39,10 @@ const FunctionDecl *definedCallee(const CallExpr *Call,
 
 class CallSummaries {
 public:
-  explicit CallSummaries(DeviceInference &Devices) : Devices(Devices) {}
+  /// \p ReportUnknownPlacement: count LibTorch hazards on tensors of unknown
+  /// placement (see hasDevicePlacementEvidence).
+  CallSummaries(DeviceInference &Devices, bool ReportUnknownPlacement)
+      : Devices(Devices), ReportUnknownPlacement(ReportUnknownPlacement) {}
 
   /// The first hazard of \p Kind (HostSync or DeviceToHostCopy) that every
   /// call of \p Function performs, if any.
@@ -53,6 +56,7 @@ private:
   const Summary &summarize(const FunctionDecl *Function);
 
   DeviceInference &Devices;
+  const bool ReportUnknownPlacement;
   llvm::DenseMap<const FunctionDecl *, Summary> Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
 };

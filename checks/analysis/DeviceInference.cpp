@@ -5,8 +5,10 @@
 #include "analysis/AstUtils.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/ScopeExit.h"
 
 namespace clang::tidy::xfer {
@@ -177,6 +179,38 @@ bool isHostAllocationFunction(const FunctionDecl *FD) {
          Name == "aligned_alloc";
 }
 
+/// The outermost lambda around \p Use that \p Var is declared outside of.
+const LambdaExpr *outermostLambdaCapturing(const Expr *Use,
+                                           const VarDecl *Var) {
+  ASTContext &Ctx = Var->getASTContext();
+  const LambdaExpr *Outermost = nullptr;
+  DynTypedNodeList Parents = Ctx.getParents(*Use);
+  while (!Parents.empty()) {
+    const DynTypedNode *Next = &Parents[0];
+    for (const DynTypedNode &P : Parents)
+      if (P.get<LambdaExpr>())
+        Next = &P; // the body's parents are the lambda and its operator()
+    if (const auto *Method = Next->get<CXXMethodDecl>();
+        Method && Method->getParent()->isLambda()) {
+      // From the call operator through its closure class to the lambda.
+      DynTypedNodeList ClassParents = Ctx.getParents(*Method->getParent());
+      if (ClassParents.empty())
+        break;
+      Parents = ClassParents;
+      continue;
+    }
+    if (const auto *Lambda = Next->get<LambdaExpr>()) {
+      if (Lambda->getCallOperator()->Encloses(Var->getDeclContext()))
+        break;
+      Outermost = Lambda;
+    } else if (Next->get<FunctionDecl>()) {
+      break;
+    }
+    Parents = Ctx.getParents(*Next);
+  }
+  return Outermost;
+}
+
 } // namespace
 
 bool isModuleType(QualType T) {
@@ -231,6 +265,8 @@ std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
     return evaluatePointer(E);
   case ValueKind::Module:
     return evaluateModule(E);
+  case ValueKind::None:
+    return PlacementFact{};
   }
   llvm_unreachable("unknown value kind");
 }
@@ -247,9 +283,26 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     return PlacementFact{};
   }
 
+  // batch.data / batch.target of a LibTorch data loader's batch: the
+  // loader collates on the host, and only the program moves them.
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (isDataLoaderExample(Member->getBase()->getType()))
+      return fact(Placement::Cpu, Member,
+                  "a batch from a LibTorch data loader, on the host");
+    return PlacementFact{};
+  }
+
   const auto *Call = dyn_cast<CallExpr>(E);
   if (!Call)
     return PlacementFact{};
+
+  // std::get<N>(t) of the tuple a LibTorch operation returns (max(), sort()):
+  // where the operation's tensors are.
+  if (const FunctionDecl *Callee = Call->getDirectCallee();
+      Callee && isNamed(Callee, "get") && Call->getNumArgs() == 1 &&
+      Callee->isInStdNamespace() &&
+      isTensorLikeType(Call->getArg(0)->getType()))
+    return evaluateTensor(Call->getArg(0));
 
   if (std::optional<TorchCall> Torch = identifyTorchCall(Call)) {
     switch (Torch->Op) {
@@ -313,7 +366,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   // Other tensor operations keep the device of their tensor operands: a
   // method keeps its object's, a function or operator its first known
   // operand's. Module calls (model->forward(x)) run where their inputs are.
-  if (!isTensorType(Call->getType()))
+  if (!isTensorLikeType(Call->getType()))
     return PlacementFact{};
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee)
@@ -321,8 +374,25 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   const Expr *Object = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Object = Member->getImplicitObjectArgument();
-  if (Object && isTensorType(Object->getType()))
-    return evaluateTensor(Object);
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+           Operator && isa<CXXMethodDecl>(Callee) && Operator->getNumArgs())
+    Object = Operator->getArg(0); // t[i], t + u as members of Tensor
+  if (Object && isTensorType(Object->getType())) {
+    std::optional<PlacementFact> Self = evaluateTensor(Object);
+    if (Self && Self->Where != Placement::Unknown)
+      return Self;
+    // x.matmul(w), x + w: an operation only runs when its operands share a
+    // device (0-dim host scalars aside), so a known operand tells.
+    for (const Expr *Arg : Call->arguments()) {
+      if (Arg == Object || !isTensorType(Arg->getType()))
+        continue;
+      std::optional<PlacementFact> Operand = evaluateTensor(Arg);
+      if (Operand && Operand->Where != Placement::Unknown &&
+          !isHostPlacement(Operand->Where))
+        return Operand;
+    }
+    return Self;
+  }
   const DeclContext *DC = Callee->getDeclContext();
   bool IsUserFunction = true;
   for (; DC; DC = DC->getParent())
@@ -331,25 +401,43 @@ DeviceInference::evaluateTensor(const Expr *Original) {
         IsUserFunction = false;
   // Modules (torch::nn::*Impl, Module, ModuleHolder) run where their
   // inputs are.
+  // So do the user's own modules: a forward() reads the module's
+  // parameters, which live where the inputs must.
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
-    llvm::StringRef Class = Method->getParent()->getName();
-    if (Class.ends_with("Impl") || Class == "Module" ||
-        Class == "ModuleHolder")
+    const CXXRecordDecl *Class = Method->getParent();
+    if ((Class->getIdentifier() && (Class->getName().ends_with("Impl") ||
+                                    isNamed(Class, "ModuleHolder"))) ||
+        isModuleClass(Class))
       IsUserFunction = false;
   }
   if (IsUserFunction)
-    return PlacementFact{};
+    return evaluateUserCall(Call, ValueKind::Tensor);
   unsigned First = isa<CXXOperatorCallExpr>(Call) &&
                            isa<CXXMethodDecl>(Callee)
                        ? 1
                        : 0;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
-    const Expr *Arg = Call->getArg(I);
-    if (!isTensorType(Arg->getType()))
-      continue;
-    std::optional<PlacementFact> Operand = evaluateTensor(Arg);
-    if (Operand && Operand->Where != Placement::Unknown)
-      return Operand;
+    const Expr *Arg = ignoreTemporaries(Call->getArg(I));
+    // torch::cat({x, y}): the tensors of a braced list.
+    llvm::SmallVector<const Expr *, 4> Operands;
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
+      Arg = ignoreTemporaries(List->getSubExpr());
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
+        Construct && Construct->getNumArgs() == 1)
+      if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(
+              ignoreTemporaries(Construct->getArg(0))))
+        Arg = ignoreTemporaries(List->getSubExpr());
+    if (const auto *Init = dyn_cast<InitListExpr>(Arg))
+      Operands.append(Init->inits().begin(), Init->inits().end());
+    else
+      Operands.push_back(Arg);
+    for (const Expr *Operand : Operands) {
+      if (!isTensorType(Operand->getType()))
+        continue;
+      std::optional<PlacementFact> Where = evaluateTensor(Operand);
+      if (Where && Where->Where != Placement::Unknown)
+        return Where;
+    }
   }
   return PlacementFact{};
 }
@@ -403,14 +491,8 @@ DeviceInference::evaluateDevice(const Expr *Original) {
         return std::nullopt;
       return PlacementFact{};
     }
-    if (const auto *Param = dyn_cast<ParmVarDecl>(D)) {
-      const CXXRecordDecl *RD =
-          Param->getType().getNonReferenceType()->getAsCXXRecordDecl();
-      if (RD && isNamed(RD, "Device"))
-        return fact(Placement::MaybeCuda, E,
-                    "the device parameter '" + Param->getName().str() + "'");
-      return PlacementFact{};
-    }
+    if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+      return resolveVariable(Param, Ref, ValueKind::Device);
     if (const auto *Var = dyn_cast<VarDecl>(D)) {
       QualType T = Var->getType().getNonReferenceType();
       if (const auto *Enum = T->getAs<EnumType>())
@@ -630,15 +712,23 @@ std::optional<PlacementFact>
 DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
                                  ValueKind Kind) {
   if (!Var->isLocalVarDeclOrParm()) {
-    // Namespace-scope constants such as c10::kCUDA: their initializer.
-    if (const Expr *Init = Var->getInit())
-      if (Var->getType().isConstQualified() || Var->isConstexpr())
-        return evaluate(Init, Kind);
+    // Namespace-scope constants such as c10::kCUDA, and globals of user
+    // code that nothing here assigns: their initializer.
+    const Expr *Init = Var->getInit();
+    if (!Init)
+      return PlacementFact{};
+    if (Var->getType().isConstQualified() || Var->isConstexpr())
+      return evaluate(Init, Kind);
+    callSitesOf(nullptr); // also records the assigned globals
+    if (!Ctx.getSourceManager().isInSystemHeader(Var->getLocation()) &&
+        !AssignedGlobals.contains(Var->getCanonicalDecl()))
+      return evaluate(Init, Kind);
     return PlacementFact{};
   }
-  if (isa<ParmVarDecl>(Var))
-    return PlacementFact{};
-
+  const auto *Param = dyn_cast<ParmVarDecl>(Var);
+  // A variable captured by a lambda is read where the lambda is written.
+  if (const LambdaExpr *Lambda = outermostLambdaCapturing(Use, Var))
+    Use = Lambda;
   const DefinitionList &Defs = definitionsOf(Var);
   const SourceManager &SM = Ctx.getSourceManager();
 
@@ -669,8 +759,8 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       break;
     }
   }
-  if (!Dominated)
-    Join(PlacementFact{}); // may be uninitialised or set elsewhere
+  if (!Dominated) // the value on entry, or uninitialised or set elsewhere
+    Join(Param ? evaluateParameter(Param, Kind) : PlacementFact{});
 
   // Definitions later in a loop that encloses both the use and the
   // variable's declaration reach the use on the next iteration.
@@ -774,6 +864,187 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
   };
   Collector C(Definitions);
   C.TraverseStmt(Function->getBody());
+}
+
+DeviceInference::ValueKind DeviceInference::kindOfType(QualType T) {
+  if (isTensorLikeType(T))
+    return ValueKind::Tensor;
+  if (isModuleType(T))
+    return ValueKind::Module;
+  if (T.getNonReferenceType()->isPointerType())
+    return ValueKind::Pointer;
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (RD && (isNamed(RD, "Device") || isNamed(RD, "TensorOptions")))
+    return ValueKind::Device;
+  return ValueKind::None;
+}
+
+const llvm::SmallVector<const CallExpr *, 4> &
+DeviceInference::callSitesOf(const FunctionDecl *Function) {
+  if (!CallSites) {
+    CallSites.emplace();
+    struct Collector : RecursiveASTVisitor<Collector> {
+      llvm::DenseMap<const FunctionDecl *,
+                     llvm::SmallVector<const CallExpr *, 4>> &Out;
+      llvm::DenseSet<const VarDecl *> &Assigned;
+      Collector(decltype(Out) Out, decltype(Assigned) Assigned)
+          : Out(Out), Assigned(Assigned) {}
+      bool shouldVisitTemplateInstantiations() const { return true; }
+      void noteWrite(const Expr *Target) {
+        if (const VarDecl *Var = assignedVariable(Target);
+            Var && !Var->isLocalVarDeclOrParm())
+          Assigned.insert(Var->getCanonicalDecl());
+      }
+      bool VisitCallExpr(CallExpr *Call) {
+        if (const FunctionDecl *Callee = Call->getDirectCallee())
+          Out[Callee->getCanonicalDecl()].push_back(Call);
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+            Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+          noteWrite(Op->getArg(0));
+        // A global passed by non-const reference or moved in place.
+        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+            Member && asModuleMove(Member))
+          noteWrite(Member->getImplicitObjectArgument());
+        return true;
+      }
+      bool VisitBinaryOperator(BinaryOperator *Op) {
+        if (Op->isAssignmentOp())
+          noteWrite(Op->getLHS());
+        return true;
+      }
+    } Visitor(*CallSites, AssignedGlobals);
+    // Only user code calls user functions; LibTorch's headers are skipped.
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (!SM.isInSystemHeader(D->getLocation()))
+        Visitor.TraverseDecl(D);
+  }
+  if (!Function)
+    return NoCallSites;
+  return (*CallSites)[Function->getCanonicalDecl()];
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateParameter(const ParmVarDecl *Param, ValueKind Kind) {
+  const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  if (!Function)
+    return PlacementFact{};
+  // Inside a call being evaluated: the argument of that call.
+  for (auto Frame = Frames.rbegin(); Frame != Frames.rend(); ++Frame)
+    if (Frame->Function == Function->getCanonicalDecl()) {
+      auto It = Frame->Arguments.find(Param);
+      return It == Frame->Arguments.end() ? PlacementFact{} : It->second;
+    }
+  PlacementFact Entry = parameterPlacement(Param);
+  // A torch::Device parameter nobody here passes is still a run-time choice.
+  if (Entry.Where == Placement::Unknown && Kind == ValueKind::Device &&
+      kindOfType(Param->getType()) == ValueKind::Device)
+    return PlacementFact{Placement::MaybeCuda, nullptr,
+                         "the device parameter '" + Param->getName().str() +
+                             "'"};
+  return Entry;
+}
+
+PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
+  if (auto It = ParameterCache.find(Param); It != ParameterCache.end())
+    return It->second;
+  const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  ValueKind Kind = kindOfType(Param->getType());
+  if (!Function || Kind == ValueKind::None ||
+      !ParametersInProgress.insert(Param).second)
+    return PlacementFact{};
+  // Call sites are evaluated in their own context, not in the frames of a
+  // call being evaluated, so the result does not depend on who asked.
+  llvm::SmallVector<CallFrame, 4> Saved;
+  std::swap(Saved, Frames);
+  std::optional<PlacementFact> Result;
+  const unsigned Index = Param->getFunctionScopeIndex();
+  for (const CallExpr *Call : callSitesOf(Function)) {
+    unsigned ArgIndex = Index;
+    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
+      ++ArgIndex; // the object is argument 0
+    if (ArgIndex >= Call->getNumArgs() ||
+        isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
+      continue;
+    std::optional<PlacementFact> Argument =
+        evaluate(Call->getArg(ArgIndex), Kind);
+    // A caller that passes something unknown adds no information; the
+    // callers that are known decide.
+    if (!Argument || Argument->Where == Placement::Unknown)
+      continue;
+    if (!Result)
+      Result = *Argument;
+    else if (Result->Where != Argument->Where)
+      Result = fact(joinPlacements(Result->Where, Argument->Where), nullptr,
+                    "passed different placements by its callers");
+  }
+  std::swap(Saved, Frames);
+  ParametersInProgress.erase(Param);
+  PlacementFact Final = Result ? *Result : PlacementFact{};
+  if (Final.Where != Placement::Unknown && Final.Origin)
+    Final.Reason += " (argument of '" + Function->getNameAsString() + "')";
+  return ParameterCache[Param] = Final;
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+  // A few frames deep is enough for helpers that build or move a tensor.
+  constexpr unsigned MaxFrames = 4;
+  if (!Definition || !Definition->hasBody() || Frames.size() >= MaxFrames ||
+      Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
+    return PlacementFact{};
+  const FunctionDecl *Canonical = Definition->getCanonicalDecl();
+  for (const CallFrame &Frame : Frames)
+    if (Frame.Function == Canonical)
+      return PlacementFact{}; // recursion
+
+  CallFrame Frame{Canonical, llvm::DenseMap<const ParmVarDecl *, PlacementFact>()};
+  const unsigned First = isa<CXXOperatorCallExpr>(Call) &&
+                                 isa<CXXMethodDecl>(Definition)
+                             ? 1
+                             : 0;
+  for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    ValueKind ParamKind = kindOfType(Param->getType());
+    if (ParamKind == ValueKind::None || I + First >= Call->getNumArgs())
+      continue;
+    std::optional<PlacementFact> Argument =
+        evaluate(Call->getArg(I + First), ParamKind);
+    Frame.Arguments[Param] = Argument ? *Argument : PlacementFact{};
+  }
+
+  struct ReturnCollector : RecursiveASTVisitor<ReturnCollector> {
+    llvm::SmallVector<const Expr *, 4> Values;
+    bool shouldVisitLambdaBody() const { return false; }
+    bool VisitReturnStmt(ReturnStmt *Return) {
+      Values.push_back(Return->getRetValue());
+      return true;
+    }
+  } Returns;
+  Returns.TraverseStmt(Definition->getBody());
+
+  Frames.push_back(std::move(Frame));
+  auto PopFrame = llvm::make_scope_exit([&] { Frames.pop_back(); });
+  std::optional<PlacementFact> Result;
+  for (const Expr *Value : Returns.Values) {
+    std::optional<PlacementFact> Next =
+        Value ? evaluate(Value, Kind) : std::optional<PlacementFact>();
+    PlacementFact Fact = Next ? *Next : PlacementFact{};
+    if (!Result)
+      Result = Fact;
+    else if (Result->Where != Fact.Where)
+      Result = fact(joinPlacements(Result->Where, Fact.Where), nullptr,
+                    "returned on several paths");
+    if (Result->Where == Placement::Unknown)
+      break;
+  }
+  if (!Result || Result->Where == Placement::Unknown)
+    return PlacementFact{};
+  return fact(Result->Where, Call,
+              "returned by '" + Definition->getNameAsString() + "()': " +
+                  Result->Reason);
 }
 
 } // namespace clang::tidy::xfer

@@ -5,9 +5,10 @@
 // raw pointer, infer whether it lives on the host, on a CUDA device, or
 // depends on a run-time choice. Local variables are resolved through their
 // reaching definitions inside the enclosing function (flow-sensitive by source
-// order, joining over branches and loop back-edges); nothing is inferred
-// across function boundaries except the standard sources listed in the
-// documentation.
+// order, joining over branches and loop back-edges). Across functions of the
+// translation unit: a parameter's placement is the join of the arguments at
+// its call sites, and a call to a function defined here is evaluated through
+// its return statements with the call's arguments bound to its parameters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,8 +80,12 @@ public:
 
   ASTContext &context() { return Ctx; }
 
+  /// Placement of what the parameter \p Param holds on entry: the join of
+  /// the arguments at every call site in user code, or unknown without any.
+  PlacementFact parameterPlacement(const ParmVarDecl *Param);
+
 private:
-  enum class ValueKind { Tensor, Device, Pointer, Module };
+  enum class ValueKind { Tensor, Device, Pointer, Module, None };
 
   /// One write to a local variable.
   struct Definition {
@@ -105,6 +110,33 @@ private:
                                                 const Expr *Use);
   const DefinitionList &definitionsOf(const VarDecl *Var);
   void collectDefinitions(const FunctionDecl *Function);
+  /// Evaluates a call to a function defined in this translation unit
+  /// through its return statements, its parameters bound to the arguments.
+  std::optional<PlacementFact> evaluateUserCall(const CallExpr *Call,
+                                                ValueKind Kind);
+  std::optional<PlacementFact> evaluateParameter(const ParmVarDecl *Param,
+                                                 ValueKind Kind);
+  static ValueKind kindOfType(QualType T);
+  const llvm::SmallVector<const CallExpr *, 4> &
+  callSitesOf(const FunctionDecl *Function);
+
+  /// Parameter values of the calls being evaluated by evaluateUserCall,
+  /// innermost last.
+  struct CallFrame {
+    const FunctionDecl *Function;
+    llvm::DenseMap<const ParmVarDecl *, PlacementFact> Arguments;
+  };
+  llvm::SmallVector<CallFrame, 4> Frames;
+  /// Call sites by callee (canonical declaration), built on first use.
+  std::optional<llvm::DenseMap<const FunctionDecl *,
+                               llvm::SmallVector<const CallExpr *, 4>>>
+      CallSites;
+  /// Globals of user code that user code writes: their initializer is not
+  /// their only value.
+  llvm::DenseSet<const VarDecl *> AssignedGlobals;
+  const llvm::SmallVector<const CallExpr *, 4> NoCallSites;
+  llvm::DenseMap<const ParmVarDecl *, PlacementFact> ParameterCache;
+  llvm::DenseSet<const ParmVarDecl *> ParametersInProgress;
 
   ASTContext &Ctx;
   llvm::DenseSet<const FunctionDecl *> ScannedFunctions;

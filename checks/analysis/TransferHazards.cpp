@@ -196,6 +196,16 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
 
 } // namespace
 
+bool hasDevicePlacementEvidence(const Hazard &H) {
+  // An upload reads host memory: its target device is the evidence, and
+  // classifyHazard only returns one for a CUDA target.
+  if (!H.IsLibTorch || !H.Subject || H.Kind == HazardKind::HostToDeviceCopy)
+    return true;
+  Placement Where = H.SubjectPlacement.Where;
+  return Where == Placement::Cuda || Where == Placement::MaybeCuda ||
+         Where == Placement::Managed;
+}
+
 std::optional<Hazard> classifyHazard(const CallExpr *Call,
                                      DeviceInference &Devices) {
   if (std::optional<TorchCall> Torch = identifyTorchCall(Call))

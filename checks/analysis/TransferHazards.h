@@ -37,6 +37,11 @@ struct Hazard {
   std::optional<uint64_t> Bytes;
 };
 
+/// False when the hazard reads a LibTorch tensor whose placement is not known
+/// to include a GPU: unknown placement is no evidence of a device, and a
+/// finding a user cannot confirm is not reported by default.
+bool hasDevicePlacementEvidence(const Hazard &H);
+
 /// The hazard \p Call is, if it is one.
 std::optional<Hazard> classifyHazard(const CallExpr *Call,
                                      DeviceInference &Devices);
