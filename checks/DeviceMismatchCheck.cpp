@@ -275,7 +275,28 @@ void collectLaunchArguments(const Expr *ArgsArray,
   }
 }
 
+/// cudaMemset and its stream and pitched forms: the first argument is the
+/// device memory to set.
+bool isCudaMemset(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier() || FD->getNumParams() < 1 ||
+      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return false;
+  return llvm::StringSwitch<bool>(FD->getName())
+      .Cases("cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
+             "cudaMemset2DAsync", true)
+      .Default(false);
+}
+
+/// The CUDA allocation call \p Origin is, if it is one.
+std::optional<CudaApi> allocationApi(const Stmt *Origin) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(Origin);
+  if (!Call)
+    return std::nullopt;
+  return identifyCudaCall(Call);
+}
+
 } // namespace
+
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
   // Which calls matter depends on the API catalogue and on inferred
@@ -335,11 +356,17 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   if (std::optional<CudaApi> Api = identifyCudaCall(Call)) {
     if (*Api == CudaApi::LaunchKernel)
       checkKernelArguments(Call, Ctx);
+    else if (*Api == CudaApi::Free || *Api == CudaApi::FreeHost)
+      checkFree(Call, *Api, Ctx);
     else
       checkMemcpyKind(Call, Ctx);
     return;
   }
   const FunctionDecl *Callee = Call->getDirectCallee();
+  if (isCudaMemset(Callee)) {
+    checkMemset(Call, Ctx);
+    return;
+  }
   if (!Callee || !Callee->getIdentifier()) {
     // Operators: module calls through ModuleHolder, tensor arithmetic.
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
@@ -741,6 +768,59 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
        "crash or garbage at run time): copy it with cudaMemcpy, or use "
        "managed memory")
       << operandName(Pointer, Ctx) << What;
+  noteOrigin(Pointer, Fact, Ctx);
+}
+
+void DeviceMismatchCheck::checkMemset(const CallExpr *Call, ASTContext &Ctx) {
+  if (isInDeviceCode(Call, Ctx) || Call->getNumArgs() < 1)
+    return;
+  const Expr *Pointer = Call->getArg(0);
+  PlacementFact Fact = Devices->pointerPlacement(Pointer);
+  // Pageable memory only: pinned memory is mapped under unified addressing.
+  if (Fact.Where != Placement::Cpu)
+    return;
+  diag(Call->getExprLoc(),
+       "'%0' is given host memory '%1', which it cannot set (an invalid "
+       "argument error at run time): use memset or std::fill for host "
+       "memory, or pass device memory")
+      << Call->getDirectCallee()->getName() << operandName(Pointer, Ctx);
+  noteOrigin(Pointer, Fact, Ctx);
+}
+
+void DeviceMismatchCheck::checkFree(const CallExpr *Call, CudaApi Api,
+                                    ASTContext &Ctx) {
+  if (isInDeviceCode(Call, Ctx) || Call->getNumArgs() != 1)
+    return;
+  const Expr *Pointer = Call->getArg(0);
+  PlacementFact Fact = Devices->pointerPlacement(Pointer);
+  // cudaFree of pinned host memory, cudaFreeHost of device memory.
+  bool FreesPinned = Api == CudaApi::Free && Fact.Where == Placement::PinnedCpu;
+  bool FreesDevice = Api == CudaApi::FreeHost && Fact.Where == Placement::Cuda;
+  if (!FreesPinned && !FreesDevice)
+    return;
+  llvm::StringRef Right = FreesPinned ? "cudaFreeHost" : "cudaFree";
+  // The replacement is certain only for memory the matching allocator
+  // returned: registered memory (cudaHostRegister) must be unregistered and
+  // freed by its own allocator, and a tensor's storage is not to be freed.
+  std::optional<CudaApi> Allocator = allocationApi(Fact.Origin);
+  bool Certain =
+      Allocator && (FreesPinned ? (*Allocator == CudaApi::MallocHost ||
+                                   *Allocator == CudaApi::HostAlloc)
+                                : *Allocator == CudaApi::Malloc);
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  bool CanRewrite = Certain && isa<DeclRefExpr>(Callee) &&
+                    Callee->getBeginLoc().isFileID() &&
+                    !cast<DeclRefExpr>(Callee)->hasQualifier();
+  {
+    auto Diag = diag(Call->getExprLoc(),
+                     "'%0' is given %1 '%2', which it cannot free (an "
+                     "invalid argument error at run time, and the memory "
+                     "leaks)%select{|: free it with %4}3")
+                << cudaApiName(Api) << pointerPlacementPhrase(Fact.Where)
+                << operandName(Pointer, Ctx) << Certain << Right;
+    if (CanRewrite)
+      Diag << FixItHint::CreateReplacement(Callee->getSourceRange(), Right);
+  }
   noteOrigin(Pointer, Fact, Ctx);
 }
 

@@ -3,6 +3,7 @@
 #ifndef XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
 #define XFER_TIDY_CHECKS_DEVICEMISMATCHCHECK_H
 
+#include "analysis/ApiCatalogue.h"
 #include "analysis/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
@@ -43,6 +44,8 @@ private:
   void checkDiscardedMove(const CXXMemberCallExpr *Call, ASTContext &Ctx);
   void checkMemcpyKind(const CallExpr *Call, ASTContext &Ctx);
   void checkKernelArguments(const CallExpr *Launch, ASTContext &Ctx);
+  void checkMemset(const CallExpr *Call, ASTContext &Ctx);
+  void checkFree(const CallExpr *Call, CudaApi Api, ASTContext &Ctx);
   void checkHostAccess(const Expr *Access, const Expr *Pointer,
                        llvm::StringRef What, ASTContext &Ctx);
 

@@ -35,6 +35,7 @@ plugin=(clang-tidy-19 --load="$PWD/build/checks/libXferTidy.so" --checks='-*,xfe
   grep -E 'examples/.*(warning|note):' || true
 "${plugin[@]}" "$examples/memcpy_loop.cu" -- --cuda-host-only -nocudalib \
   --cuda-path=/usr/local/cuda -Wno-unknown-cuda-version \
-  -idirafter "$PWD/build/cuda-compat" -isystem /usr/local/cuda/include/cccl 2>/dev/null |
+  -idirafter "$PWD/build/cuda-compat" -include "$PWD/build/cuda-compat/xfer_tidy_cuda_legacy.h" \
+  -isystem /usr/local/cuda/include/cccl 2>/dev/null |
   grep -E 'examples/.*(warning|note):' || true
 [[ $status -eq 1 ]]

@@ -437,7 +437,9 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
                         {"-isystem", Toolkit.path() + "/include/cccl"});
       if (!WithTextureFetch)
         Expected.insert(Expected.end(),
-                        {"-idirafter", CudaCompatHeaderDir.str()});
+                        {"-idirafter", CudaCompatHeaderDir.str(), "-include",
+                         CudaCompatHeaderDir.str() +
+                             "/xfer_tidy_cuda_legacy.h"});
       EXPECT_EQ(join(cudaHostAnalysisFlags({Toolkit.path()})), join(Expected))
           << "cccl " << WithCccl << ", texture_fetch_functions.h "
           << WithTextureFetch;
@@ -451,7 +453,8 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
 TEST(CudaCompilationTest, HostAnalysisFlagsForUnknownToolkit) {
   EXPECT_EQ(join(cudaHostAnalysisFlags({""})),
             join({"--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version",
-                  "-idirafter", CudaCompatHeaderDir.str()}));
+                  "-idirafter", CudaCompatHeaderDir.str(), "-include",
+                  CudaCompatHeaderDir.str() + "/xfer_tidy_cuda_legacy.h"}));
 }
 
 TEST(CudaCompilationTest, ServesCompatHeadersFromMemory) {
@@ -468,6 +471,84 @@ TEST(CudaCompilationTest, ServesCompatHeadersFromMemory) {
   }
   EXPECT_TRUE(
       llvm::is_contained(cudaCompatHeaderNames(), "texture_fetch_functions.h"));
+}
+
+TEST(CudaCompilationTest, ServesLegacyDeclarationsHeader) {
+  llvm::vfs::InMemoryFileSystem FS;
+  addCudaCompatHeaders(FS);
+  auto Buffer = FS.getBufferForFile(CudaCompatHeaderDir.str() + "/" +
+                                    CudaLegacyHeaderName.str());
+  ASSERT_TRUE(static_cast<bool>(Buffer));
+  llvm::StringRef Text = (*Buffer)->getBuffer();
+  EXPECT_EQ(Text, cudaLegacyHeaderContents());
+  for (llvm::StringRef Declared :
+       {"cudaThreadSynchronize(void)", "cudaThreadExit(void)",
+        "cudaThreadSetLimit(", "cudaThreadGetLimit(", "struct textureReference",
+        "texture : public textureReference", "cudaBindTexture(",
+        "cudaBindTexture2D(", "cudaUnbindTexture(", "tex1Dfetch", "tex1D,",
+        "tex2D,", "#if CUDART_VERSION >= 13000",
+        "#if CUDART_VERSION >= 12000"})
+    EXPECT_TRUE(Text.contains(Declared)) << Declared.str();
+  // No toolkit: no driver_types.h to patch.
+  for (const auto &[Path, Contents] : cudaCompatFiles(""))
+    EXPECT_TRUE(llvm::StringRef(Path).starts_with(CudaCompatHeaderDir)) << Path;
+}
+
+const char *DriverTypesCuda13 = R"h(#define __DRIVER_TYPES_H__
+struct __device_builtin__ cudaDeviceProp
+{
+    char         name[256];                  /**< ASCII string */
+    int          maxTexture2DLinear[3];      /**< Maximum 2D texture */
+    int          clockRateInfo;              /**< not clockRate */
+    int          reserved[56];               /**< Reserved for future use */
+};
+struct __device_builtin__ cudaOther
+{
+    int          clockRate;
+};
+)h";
+
+TEST(CudaCompilationTest, PatchesRemovedDevicePropFieldsBack) {
+  std::optional<std::string> Patched = patchDriverTypesHeader(DriverTypesCuda13);
+  ASSERT_TRUE(Patched.has_value());
+  llvm::StringRef Text = *Patched;
+  llvm::StringRef Struct = Text.take_front(Text.find("struct __device_builtin__ cudaOther"));
+  for (llvm::StringRef Field :
+       {"clockRate", "deviceOverlap", "kernelExecTimeoutEnabled", "computeMode",
+        "maxTexture1DLinear", "memoryClockRate"})
+    EXPECT_TRUE(Struct.contains(("    int " + Field + "; ").str()))
+        << Field.str() << "\n" << Text.str();
+  // Added at the end of the struct, after every original member.
+  EXPECT_LT(Struct.find("reserved[56]"), Struct.find("int clockRate;"));
+  EXPECT_TRUE(Struct.ends_with("};\n"));
+  EXPECT_TRUE(Text.ends_with(llvm::StringRef(DriverTypesCuda13)
+                                 .drop_front(llvm::StringRef(DriverTypesCuda13)
+                                                 .find("struct __device_builtin__ cudaOther"))));
+
+  // A toolkit that still has every field is left alone.
+  std::string Complete = *Patched;
+  EXPECT_FALSE(patchDriverTypesHeader(Complete).has_value());
+  EXPECT_FALSE(patchDriverTypesHeader("struct cudaOther { int x; };\n"));
+}
+
+TEST(CudaCompilationTest, PatchedDriverTypesServedOverTheToolkitsOwn) {
+  llvm::StringRef CudaPath = XFER_TEST_CUDA_PATH;
+  if (CudaPath.empty() ||
+      !llvm::sys::fs::exists(CudaPath + "/include/driver_types.h"))
+    GTEST_SKIP() << "no CUDA toolkit configured for tests";
+  auto Original =
+      llvm::MemoryBuffer::getFile(CudaPath + "/include/driver_types.h");
+  ASSERT_TRUE(static_cast<bool>(Original));
+  bool Lacks = patchDriverTypesHeader((*Original)->getBuffer()).has_value();
+  bool Served = false;
+  for (const auto &[Path, Contents] : cudaCompatFiles(CudaPath)) {
+    if (!llvm::StringRef(Path).ends_with("/driver_types.h"))
+      continue;
+    Served = true;
+    EXPECT_TRUE(llvm::StringRef(Contents).contains("int clockRate;")) << Path;
+    EXPECT_TRUE(llvm::sys::fs::exists(Path)) << Path << " is not a real path";
+  }
+  EXPECT_EQ(Lacks, Served);
 }
 
 class ScopedEnvironment {

@@ -44,7 +44,7 @@ protected:
   FixOutcome run(llvm::StringRef Body,
                  llvm::StringRef Checks = "-*,xfer-create-on-device",
                  llvm::StringRef Config = "") {
-    std::string Source = (Prelude + Body + Epilogue).str();
+    std::string Source = (CurrentPrelude + Body + Epilogue).str();
     llvm::SmallString<128> Path(TempDir);
     llvm::sys::path::append(Path, "input.cpp");
     {
@@ -65,7 +65,7 @@ protected:
 
     FixOutcome Outcome;
     clang::tooling::Replacements All;
-    const size_t BodyOffset = llvm::StringRef(Prelude).size();
+    const size_t BodyOffset = CurrentPrelude.size();
     for (const clang::tidy::ClangTidyError &Error : Result.Diagnostics) {
       if (!llvm::StringRef(Error.DiagnosticName).starts_with("xfer-"))
         continue;
@@ -91,6 +91,8 @@ protected:
   }
 
   llvm::SmallString<128> TempDir;
+  /// What precedes each body: LibTorch by default.
+  std::string CurrentPrelude = Prelude;
 };
 
 using Strings = std::vector<std::string>;
@@ -183,6 +185,43 @@ TEST_F(FixItTest, FixesTemplatesOnceThroughTheirPattern) {
                      "}\n"
                      "void h() { g<int>(); g<float>();\n"}),
             Strings{R.Fixed});
+}
+
+const char *const CudaPrelude = "#include <cstdlib>\n"
+                                "#include <cuda_runtime.h>\n"
+                                "#define CHECK(X) X\n"
+                                "void f(size_t N, float *Unknown) {\n";
+
+TEST_F(FixItTest, FreesWithTheAllocatorsOwnFunction) {
+  CurrentPrelude = CudaPrelude;
+  FixOutcome Out =
+      run("  float *P, *D, *H;\n"
+          "  cudaMallocHost((void **)&P, N);\n"
+          "  cudaMalloc((void **)&D, N);\n"
+          "  cudaFree(P);\n"
+          "  ::cudaFreeHost(D);\n"
+          "  cudaFreeHost(D);\n"
+          "  CHECK(cudaFree(P));\n"
+          "  H = (float *)malloc(N);\n"
+          "  cudaHostRegister(H, N, 0);\n"
+          "  cudaFree(H);\n",
+          "-*,xfer-device-mismatch");
+  // cudaFree(P) and cudaFreeHost(D) are rewritten; a qualified name, a call
+  // spelled in a macro argument and registered memory are reported only.
+  EXPECT_EQ(5u, Out.Warnings);
+  EXPECT_EQ((Strings{"86:8:cudaFreeHost", "122:12:cudaFree"}),
+            Out.Replacements);
+  EXPECT_EQ("  float *P, *D, *H;\n"
+            "  cudaMallocHost((void **)&P, N);\n"
+            "  cudaMalloc((void **)&D, N);\n"
+            "  cudaFreeHost(P);\n"
+            "  ::cudaFreeHost(D);\n"
+            "  cudaFree(D);\n"
+            "  CHECK(cudaFree(P));\n"
+            "  H = (float *)malloc(N);\n"
+            "  cudaHostRegister(H, N, 0);\n"
+            "  cudaFree(H);\n",
+            Out.Fixed);
 }
 
 } // namespace

@@ -71,6 +71,17 @@ protected:
   llvm::SmallString<256> Dir;
 };
 
+// The warning and note lines of a text report, in order.
+std::string warningText(llvm::StringRef Output) {
+  std::string Text;
+  llvm::SmallVector<llvm::StringRef, 32> All;
+  Output.split(All, '\n');
+  for (llvm::StringRef Line : All)
+    if (Line.contains(": warning: ") || Line.contains(": note: "))
+      Text += Line.str() + "\n";
+  return Text;
+}
+
 const char *HazardSource = R"cpp(#include <cuda_runtime.h>
 void step(float *Device, float *Host) {
   for (int I = 0; I < 10; ++I)
@@ -331,6 +342,120 @@ int main() {
                                 "iterations of the loop at line 6"))
       << R.Out << R.Err;
   EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+}
+
+// Code written for older toolkits, analysed against the installed one: the
+// thread-management functions, the cudaDeviceProp fields and the texture
+// references CUDA 12 and 13 removed come from the compatibility layer, so the
+// translation unit parses and the in-loop cudaThreadSynchronize is reported.
+TEST_F(ToolTest, LegacyCudaApisParseAgainstTheToolkit) {
+  if (std::string(XFER_TEST_CUDA_PATH).empty())
+    GTEST_SKIP() << "no CUDA toolkit";
+  std::string Source = write("legacy.cu", R"cu(#include <cuda_runtime.h>
+#include <cstdio>
+texture<float, 1, cudaReadModeElementType> Linear;
+texture<float, cudaTextureType2D, cudaReadModeElementType> Image;
+texture<uchar4, 2, cudaReadModeNormalizedFloat> Colors;
+__global__ void gather(float *Out, int N) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I < N)
+    Out[I] = tex1Dfetch(Linear, I) + tex1D(Linear, I + 0.5f) +
+             tex2D(Image, I + 0.5f, 0.5f) + tex2D(Colors, 0.5f, 0.5f).x;
+}
+int main() {
+  cudaDeviceProp Prop;
+  cudaGetDeviceProperties(&Prop, 0);
+  std::printf("%d %d %d %d %d %d\n", Prop.deviceOverlap, Prop.clockRate,
+              Prop.memoryClockRate, Prop.kernelExecTimeoutEnabled,
+              Prop.computeMode, Prop.maxTexture1DLinear);
+  cudaThreadSetLimit(cudaLimitStackSize, 4096);
+  size_t Stack = 0, Offset = 0;
+  cudaThreadGetLimit(&Stack, cudaLimitStackSize);
+  float *Device;
+  cudaMalloc(&Device, 1024 * sizeof(float));
+  cudaBindTexture(&Offset, Linear, Device, 1024 * sizeof(float));
+  cudaChannelFormatDesc Desc = cudaCreateChannelDesc<float>();
+  cudaBindTexture2D(&Offset, Image, Device, Desc, 32, 32, 32 * sizeof(float));
+  for (int Step = 0; Step < 100; ++Step) {
+    gather<<<4, 256>>>(Device, 1024);
+    cudaThreadSynchronize();
+  }
+  cudaThreadSynchronize();
+  cudaUnbindTexture(Linear);
+  cudaUnbindTexture(Image);
+  cudaFree(Device);
+  cudaThreadExit();
+}
+)cu");
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir.str().str() +
+            "\", \"command\": \"" XFER_TEST_CUDA_PATH
+            "/bin/nvcc -std=c++14 -arch=sm_80 -x cu -c " + Source +
+            " -o legacy.o\", \"file\": \"" + Source + "\"}]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str(), "--checks=-*,xfer-sync-in-loop",
+                            "--config={CheckOptions: {xfer-sync-in-loop.CostNotes: false}}"});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Err.find("compiler errors")) << R.Err;
+  EXPECT_EQ(Source + ":28:5: warning: 'cudaThreadSynchronize' synchronizes "
+                     "with the GPU on each of 100 iterations of the loop at "
+                     "line 26: the host waits for all queued device work, so "
+                     "CPU and GPU stop overlapping [xfer-sync-in-loop]\n" +
+                Source + ":26:3: note: loop starts here\n",
+            warningText(R.Out))
+      << R.Out << R.Err;
+}
+
+// nvcc entries passing -fopenmp to the host compiler, both spellings: omp.h
+// is clang 19's own (Debian's libomp-19-dev), and the OpenMP pragmas parse.
+TEST_F(ToolTest, NvccHostOpenMPFindsOmpHeader) {
+  if (std::string(XFER_TEST_CUDA_PATH).empty())
+    GTEST_SKIP() << "no CUDA toolkit";
+  const char *Body = R"cu(#include <cuda_runtime.h>
+#include <omp.h>
+void fill(float *Device, float *Host, int N) {
+#pragma omp parallel for
+  for (int I = 0; I < N; ++I)
+    Host[I] = static_cast<float>(omp_get_thread_num());
+  for (int Step = 0; Step < 10; ++Step)
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+}
+)cu";
+  std::string Separate = write("separate.cu", Body);
+  std::string Joined = write("joined.cu", Body);
+  auto Entry = [&](const std::string &File, llvm::StringRef Flag) {
+    return "{\"directory\": \"" + Dir.str().str() + "\", \"command\": \"" +
+           XFER_TEST_CUDA_PATH "/bin/nvcc " + Flag.str() +
+           " -O2 -x cu -c " + File + " -o x.o\", \"file\": \"" + File +
+           "\"}";
+  };
+  write("compile_commands.json",
+        "[" + Entry(Separate, "-Xcompiler -fopenmp") + ", " +
+            Entry(Joined, "-Xcompiler=-fopenmp,-fPIC") + "]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str(), "--checks=-*,xfer-copy-in-loop",
+                            "--config={CheckOptions: {xfer-copy-in-loop.CostNotes: false}}"});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  for (const std::string &File : {Separate, Joined})
+    EXPECT_NE(std::string::npos,
+              R.Out.find(File + ":8:5: warning: 'cudaMemcpy' copies device "
+                                "memory to the host on each of 10 iterations "
+                                "of the loop at line 7"))
+        << R.Out << R.Err;
+}
+
+// Without a toolkit that lacks them, a name the compatibility layer declares
+// is still an error: the legacy declarations are not invented for C++.
+TEST_F(ToolTest, LegacyCudaDeclarationsOnlyInCudaSources) {
+  std::string Source = write("host.cpp", R"cpp(int main() {
+  cudaThreadSynchronize();
+}
+)cpp");
+  RunOutcome R = run(Tool, {Source, "--"});
+  EXPECT_EQ(2, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("use of undeclared identifier 'cudaThreadSynchronize'"))
+      << R.Out;
 }
 
 std::set<std::string> warningLines(llvm::StringRef Output) {

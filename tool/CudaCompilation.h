@@ -27,7 +27,9 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xfer {
@@ -82,15 +84,44 @@ std::vector<std::string> missingCudaWrapperHeaders(llvm::StringRef CudaPath);
 /// parses it as host code against \p Setup's toolkit: `--cuda-host-only`,
 /// `--cuda-path=`, `-nocudalib`, `-Wno-unknown-cuda-version`,
 /// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there, and
-/// `-idirafter CudaCompatHeaderDir` when a wrapper header is missing (or the
-/// toolkit is unknown). The compat directory is searched after every real
-/// include directory, so a real header always wins.
+/// `-idirafter CudaCompatHeaderDir` and `-include` of the legacy header in it
+/// when a wrapper header is missing (or the toolkit is unknown). The compat
+/// directory is searched after every real include directory, so a real
+/// header always wins.
 std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup);
 
-/// Adds the (empty) stand-in headers of cudaCompatHeaderNames() to \p FS
-/// under \p VirtualDir. Overlay \p FS on the tool's base file system.
+/// The header of declarations of CUDA runtime APIs removed by newer toolkits
+/// (cudaThreadSynchronize and the other cudaThread* functions, texture
+/// references), force-included into CUDA translation units from
+/// CudaCompatHeaderDir. Its declarations guard themselves by CUDART_VERSION.
+inline constexpr llvm::StringLiteral CudaLegacyHeaderName =
+    "xfer_tidy_cuda_legacy.h";
+
+/// The contents of that header (tool/cuda-compat/xfer_tidy_cuda_legacy.h).
+llvm::StringRef cudaLegacyHeaderContents();
+
+/// \p Text (a toolkit's driver_types.h) with the `int` fields of
+/// cudaDeviceProp that CUDA 13 removed (clockRate, deviceOverlap,
+/// memoryClockRate, kernelExecTimeoutEnabled, computeMode,
+/// maxTexture1DLinear, ...) appended to the struct, each only if the struct
+/// lacks it; nullopt when none is missing or the struct is not found.
+std::optional<std::string> patchDriverTypesHeader(llvm::StringRef Text);
+
+/// The files of the compatibility layer as (path, contents): the empty
+/// stand-ins of cudaCompatHeaderNames() and the legacy header under
+/// \p VirtualDir, and, when \p CudaPath's driver_types.h lacks removed
+/// cudaDeviceProp fields, patchDriverTypesHeader() of it at the paths of the
+/// real file (--cuda-path spelling and resolved paths), to be overlaid on
+/// the real file system.
+std::vector<std::pair<std::string, std::string>>
+cudaCompatFiles(llvm::StringRef CudaPath,
+                llvm::StringRef VirtualDir = CudaCompatHeaderDir);
+
+/// Adds cudaCompatFiles(\p CudaPath, \p VirtualDir) to \p FS. Overlay \p FS
+/// on the tool's base file system.
 void addCudaCompatHeaders(llvm::vfs::InMemoryFileSystem &FS,
-                          llvm::StringRef VirtualDir = CudaCompatHeaderDir);
+                          llvm::StringRef VirtualDir = CudaCompatHeaderDir,
+                          llvm::StringRef CudaPath = "");
 
 /// Picks the toolkit root: \p Explicit if non-empty; else the first of
 /// $CUDA_PATH, $CUDA_HOME, \p BuildDefault and /usr/local/cuda that contains

@@ -253,10 +253,7 @@ int main(int argc, const char **argv) {
   auto CudaErrors = std::make_shared<xfer::CudaCommandErrors>();
   Options.CommandAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
-  for (StringRef Header : xfer::cudaCompatHeaderNames())
-    Options.VirtualFiles.emplace_back(
-        (xfer::CudaCompatHeaderDir + "/" + Header).str(),
-        "// Empty stand-in: this CUDA toolkit no longer ships this header.\n");
+  Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
 
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
 

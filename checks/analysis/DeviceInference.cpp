@@ -588,6 +588,9 @@ DeviceInference::evaluatePointer(const Expr *Original) {
     return PlacementFact{};
   }
 
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return evaluateFieldPointer(Member);
+
   if (isa<CXXNewExpr>(E))
     return fact(Placement::Cpu, E, "allocated on the host by new");
 
@@ -634,6 +637,184 @@ DeviceInference::evaluatePointer(const Expr *Original) {
     return PlacementFact{};
   }
   return PlacementFact{};
+}
+
+namespace {
+
+/// Every statement under \p Root, in pre-order.
+void collectStmts(const Stmt *Root, llvm::SmallVectorImpl<const Stmt *> &Out) {
+  if (!Root)
+    return;
+  Out.push_back(Root);
+  for (const Stmt *Child : Root->children())
+    collectStmts(Child, Out);
+}
+
+/// The nearest ancestor of \p E that is not a paren or an implicit cast.
+const Stmt *semanticParent(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Child = E;
+  const Stmt *Parent = parentStmt(E, Ctx);
+  while (Parent && isa<ParenExpr, ImplicitCastExpr>(Parent)) {
+    Child = Parent;
+    Parent = parentStmt(Parent, Ctx);
+  }
+  return Parent;
+}
+
+/// How a mention of a field is used.
+enum class FieldUse { Read, Store, Other };
+
+FieldUse classifyFieldUse(const MemberExpr *Member, ASTContext &Ctx) {
+  const Stmt *Parent = parentStmt(Member, Ctx);
+  while (const auto *Paren = dyn_cast_or_null<ParenExpr>(Parent))
+    Parent = parentStmt(Paren, Ctx);
+  if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent))
+    return Cast->getCastKind() == CK_LValueToRValue ? FieldUse::Read
+                                                    : FieldUse::Other;
+  if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+      Assign && Assign->getOpcode() == BO_Assign &&
+      Assign->getLHS()->IgnoreParens() == Member)
+    return FieldUse::Store;
+  return FieldUse::Other; // &b.host, a reference to it, ++, +=, ...
+}
+
+/// The store of \p Field by the constructor (or aggregate initialisation)
+/// \p Init of a local object, if it provably sets the field and nothing in
+/// the constructor's body may change it.
+const Expr *fieldInitializer(const Expr *Init, const FieldDecl *Field) {
+  if (!Init)
+    return nullptr;
+  Init = Init->IgnoreImplicit();
+  if (const auto *List = dyn_cast<InitListExpr>(Init)) {
+    if (List->isSemanticForm() && Field->getFieldIndex() < List->getNumInits())
+      return List->getInit(Field->getFieldIndex());
+    return nullptr;
+  }
+  const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+  if (!Construct)
+    return nullptr;
+  const CXXConstructorDecl *Ctor = Construct->getConstructor();
+  const FunctionDecl *Definition = nullptr;
+  if (!Ctor || !Ctor->hasBody(Definition))
+    return nullptr;
+  const auto *Defined = cast<CXXConstructorDecl>(Definition);
+  const Expr *Value = nullptr;
+  for (const CXXCtorInitializer *Member : Defined->inits())
+    if (Member->getMember() == Field)
+      Value = Member->getInit();
+    else if (!Member->isAnyMemberInitializer())
+      return nullptr; // a base or delegating constructor may set it
+  if (!Value)
+    return nullptr;
+  // The body may not mention the field, nor call member functions (which
+  // might store it).
+  llvm::SmallVector<const Stmt *, 32> Body;
+  collectStmts(Defined->getBody(), Body);
+  for (const Stmt *S : Body) {
+    if (isa<CXXMemberCallExpr>(S))
+      return nullptr;
+    if (const auto *Member = dyn_cast<MemberExpr>(S);
+        Member && Member->getMemberDecl() == Field)
+      return nullptr;
+  }
+  if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(Value->IgnoreImplicit()))
+    return Default->getExpr();
+  return Value;
+}
+
+} // namespace
+
+// Pointers held in struct fields, within one function. The field of a local
+// object (`b.host`) or of the object a local pointer or pointer parameter
+// points to (`p->host`) takes the value last stored into it before the use,
+// when that store always runs before the use, and otherwise, for a local
+// object, the value its constructor or aggregate initialiser gives the
+// field. Anything that might change the field unseen makes it unknown: the
+// object or pointer used other than to access fields (passed on, its
+// address taken, reassigned), the field's address taken or bound to a
+// reference, a member function called on the object, a store that may come
+// later in a loop, and for `p->host` any call or store to such a field
+// between the store and the use (the object may be reachable elsewhere).
+std::optional<PlacementFact>
+DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
+  const auto *Field = dyn_cast<FieldDecl>(Use->getMemberDecl());
+  const auto *BaseRef =
+      dyn_cast<DeclRefExpr>(Use->getBase()->IgnoreParenImpCasts());
+  const auto *Base = BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
+  if (!Field || !Base || !Base->hasLocalStorage())
+    return PlacementFact{};
+  bool ThroughPointer = Use->isArrow();
+  if (ThroughPointer ? !Base->getType()->isPointerType()
+                     : !Base->getType()->isRecordType())
+    return PlacementFact{};
+  const FunctionDecl *Function = enclosingFunction(Use, Ctx);
+  if (!Function || !Function->getBody())
+    return PlacementFact{};
+  const SourceManager &SM = Ctx.getSourceManager();
+
+  llvm::SmallVector<const Stmt *, 128> Body;
+  collectStmts(Function->getBody(), Body);
+  llvm::SmallVector<const BinaryOperator *, 4> Stores;
+  for (const Stmt *S : Body) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    if (!Ref || Ref->getDecl() != Base)
+      continue;
+    const auto *Member = dyn_cast_or_null<MemberExpr>(semanticParent(Ref, Ctx));
+    if (!Member || Member->getBase()->IgnoreParenImpCasts() != Ref)
+      return PlacementFact{};
+    if (Member->getMemberDecl() != Field) {
+      if (!isa<FieldDecl>(Member->getMemberDecl()))
+        return PlacementFact{}; // a member function call
+      continue;
+    }
+    switch (classifyFieldUse(Member, Ctx)) {
+    case FieldUse::Read:
+      break;
+    case FieldUse::Store:
+      Stores.push_back(cast<BinaryOperator>(semanticParent(Member, Ctx)));
+      break;
+    case FieldUse::Other:
+      return PlacementFact{};
+    }
+  }
+
+  const BinaryOperator *Last = nullptr;
+  for (const BinaryOperator *Store : Stores) {
+    if (isBeforeInSource(Store, Use, SM)) {
+      if (!Last || isBeforeInSource(Last, Store, SM))
+        Last = Store;
+    } else {
+      // A later store may reach the use on a loop's next iteration.
+      for (const Stmt *S = parentStmt(Use, Ctx); S; S = parentStmt(S, Ctx))
+        if (isLoopStmt(S) && isWithin(Store, S, Ctx))
+          return PlacementFact{};
+    }
+  }
+
+  if (!Last) {
+    if (ThroughPointer)
+      return PlacementFact{};
+    const Expr *Init = fieldInitializer(Base->getInit(), Field);
+    if (!Init)
+      return PlacementFact{};
+    return evaluatePointer(Init);
+  }
+  if (!alwaysExecutesBefore(Last, Use, Ctx))
+    return PlacementFact{};
+  if (ThroughPointer) {
+    for (const Stmt *S : Body) {
+      bool Between = isBeforeInSource(Last, S, SM) && isBeforeInSource(S, Use, SM);
+      if (!Between)
+        continue;
+      if (isa<CallExpr>(S))
+        return PlacementFact{};
+      if (const auto *Member = dyn_cast<MemberExpr>(S);
+          Member && Member->getMemberDecl() == Field &&
+          classifyFieldUse(Member, Ctx) != FieldUse::Read)
+        return PlacementFact{};
+    }
+  }
+  return evaluatePointer(Last->getRHS());
 }
 
 std::optional<PlacementFact>

@@ -100,6 +100,9 @@ private:
   std::optional<PlacementFact> evaluateDevice(const Expr *E);
   std::optional<PlacementFact> evaluatePointer(const Expr *E);
   std::optional<PlacementFact> evaluateModule(const Expr *E);
+  /// A pointer read from a struct field (`b.host`, `p->host`); see the
+  /// definition for what is followed.
+  std::optional<PlacementFact> evaluateFieldPointer(const MemberExpr *Use);
   std::optional<PlacementFact> resolveVariable(const VarDecl *Var,
                                                const Expr *Use,
                                                ValueKind Kind);

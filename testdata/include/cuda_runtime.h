@@ -91,6 +91,8 @@ cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src,
                                enum cudaMemcpyKind Kind =
                                    cudaMemcpyHostToDevice);
 cudaError_t cudaMemset(void *DevPtr, int Value, size_t Count);
+cudaError_t cudaMemsetAsync(void *DevPtr, int Value, size_t Count,
+                            cudaStream_t Stream = 0);
 cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block,
                              void **Args, size_t SharedMem,
                              cudaStream_t Stream);

@@ -1,0 +1,111 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-pageable-async-copy
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <vector>
+
+struct Buf {
+  float *host;
+  float *dev;
+};
+
+struct Owned {
+  float *host;
+  explicit Owned(size_t N) : host((float *)malloc(N)) {}
+};
+
+struct Pinned {
+  float *host;
+  explicit Pinned(size_t N) { cudaMallocHost((void **)&host, N); }
+};
+
+struct Defaulted {
+  float *host = new float[256];
+};
+
+void use(Buf &B);
+void fill(Buf *P, size_t N);
+
+void localObjects(float *Dev, size_t N, cudaStream_t S) {
+  Buf B;
+  B.host = (float *)malloc(N);
+  cudaMemcpyAsync(Dev, B.host, N, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-3]]:21: note: pageable host memory: allocated on the host by malloc
+  std::vector<float> Staging(N);
+  Buf C;
+  C.host = Staging.data();
+  for (int I = 0; I < 4; ++I)
+    cudaMemcpyAsync(Dev, C.host + I, 4, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-6]]:22: note: pageable host memory: the storage of a std::vector
+  Owned O(N);
+  cudaMemcpyAsync(Dev, O.host, N, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-31]]:44: note: pageable host memory: allocated on the host by malloc
+  Defaulted D;
+  cudaMemcpyAsync(Dev, D.host, 1024, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-26]]:17: note: pageable host memory: allocated on the host by new
+  Buf Agg{(float *)malloc(N), Dev};
+  cudaMemcpyAsync(Dev, Agg.host, N, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-3]]:20: note: pageable host memory: allocated on the host by malloc
+}
+
+void pointerParameter(Buf *P, float *Dev, size_t N, cudaStream_t S) {
+  P->host = new float[N];
+  cudaMemcpyAsync(Dev, P->host, N, cudaMemcpyHostToDevice, S);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-3]]:13: note: pageable host memory: allocated on the host by new
+}
+
+// Unknown, or possibly changed unseen: not reported.
+void unknownFields(Buf *P, Buf Param, float *Dev, size_t N, cudaStream_t S,
+                   bool Flag) {
+  cudaMemcpyAsync(Dev, P->host, N, cudaMemcpyHostToDevice, S);
+  cudaMemcpyAsync(Dev, Param.host, N, cudaMemcpyHostToDevice, S);
+  Buf Uninitialised;
+  cudaMemcpyAsync(Dev, Uninitialised.host, N, cudaMemcpyHostToDevice, S);
+
+  // Pinned memory stored into the field.
+  Buf Good;
+  cudaMallocHost((void **)&Good.host, N);
+  cudaMemcpyAsync(Dev, Good.host, N, cudaMemcpyHostToDevice, S);
+  Buf Reassigned;
+  Reassigned.host = (float *)malloc(N);
+  cudaHostAlloc((void **)&Reassigned.host, N, cudaHostAllocDefault);
+  cudaMemcpyAsync(Dev, Reassigned.host, N, cudaMemcpyHostToDevice, S);
+  Pinned Pin(N);
+  cudaMemcpyAsync(Dev, Pin.host, N, cudaMemcpyHostToDevice, S);
+
+  // The object passed on: the callee may store another pointer.
+  Buf Escapes;
+  Escapes.host = (float *)malloc(N);
+  use(Escapes);
+  cudaMemcpyAsync(Dev, Escapes.host, N, cudaMemcpyHostToDevice, S);
+  Buf ByAddress;
+  ByAddress.host = (float *)malloc(N);
+  fill(&ByAddress, N);
+  cudaMemcpyAsync(Dev, ByAddress.host, N, cudaMemcpyHostToDevice, S);
+
+  // Stored on one path only.
+  Buf Conditional;
+  if (Flag)
+    Conditional.host = (float *)malloc(N);
+  cudaMemcpyAsync(Dev, Conditional.host, N, cudaMemcpyHostToDevice, S);
+
+  // Stored later in the loop: the second iteration copies pinned memory.
+  Buf Rotating;
+  Rotating.host = (float *)malloc(N);
+  for (int I = 0; I < 4; ++I) {
+    cudaMemcpyAsync(Dev, Rotating.host, N, cudaMemcpyHostToDevice, S);
+    cudaMallocHost((void **)&Dev, N);
+    Rotating.host = Dev;
+  }
+
+  // Through a pointer: a call in between may store the field elsewhere.
+  P->host = (float *)malloc(N);
+  fill(P, N);
+  cudaMemcpyAsync(Dev, P->host, N, cudaMemcpyHostToDevice, S);
+}
