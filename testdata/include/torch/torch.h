@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -132,6 +133,7 @@ public:
   Tensor &add_(const Tensor &Other) const;
   Tensor &operator+=(const Tensor &Other) const;
   int64_t dim() const;
+  std::tuple<Tensor, Tensor> max(int64_t Dim) const;
   Tensor view(IntArrayRef Shape) const;
   Tensor clone() const;
   Tensor &zero_() const;
@@ -281,4 +283,17 @@ struct NoGradGuard {
   NoGradGuard();
   ~NoGradGuard();
 };
+namespace data {
+// torch/data/example.h: what a data loader yields, collated on the host.
+template <typename Data = at::Tensor, typename Target = at::Tensor>
+struct Example {
+  Data data;
+  Target target;
+};
+template <typename Batch = Example<>> class DataLoader {
+public:
+  Batch *begin();
+  Batch *end();
+};
+} // namespace data
 } // namespace torch

@@ -1,0 +1,68 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// Whether a read-back costs a synchronization depends on where the tensor
+// lives; these follow LibTorch's placement rules across statements, lambdas
+// and the functions of this file. Unknown placement is not reported.
+#include <torch/torch.h>
+#include <iostream>
+
+torch::Device Gpu(torch::kCUDA); // a global nothing here reassigns
+
+// A data loader's batches are on the host until the program moves them.
+void hostBatches(torch::data::DataLoader<> &Loader) {
+  for (auto &Batch : Loader) {
+    auto Labels = Batch.target.to(torch::kCPU); // already on the host: no copy
+    std::cout << Labels[0].item<int>() << "\n";  // a host read
+    auto Loss = Batch.data.to(Gpu).mean();
+    std::cout << Loss.item<float>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 13: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+  }
+}
+
+// Factories without a device create on the host; indexing keeps it there.
+float hostFactories() {
+  float Sum = 0;
+  for (int I = 0; I < 100; ++I)
+    Sum += torch::rand({1})[0].item<float>();
+  return Sum;
+}
+
+// std::get of a tuple returned by an operation: where its operand is.
+void tuples() {
+  auto Logits = torch::randn({8, 10}, Gpu);
+  for (int I = 0; I < 100; ++I) {
+    auto Best = std::get<1>(Logits.max(1));
+    (void)Best.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on each of 100 iterations of the loop at line 34: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+  }
+}
+
+// Parameters take the placement of their callers' arguments, and a call to
+// a function defined here returns what its return statements do.
+static float meanOf(const torch::Tensor &T) { return T.mean().item<float>(); }
+static torch::Tensor toGpu(const torch::Tensor &T) { return T.to(Gpu); }
+
+void throughFunctions() {
+  auto Host = torch::ones({4});
+  auto Step = [&](int I) { return toGpu(Host).mul(Host); };
+  for (int I = 0; I < 10; ++I) {
+    auto Moved = Step(I);
+    (void)Moved.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    (void)meanOf(Moved);
+    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'meanOf()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // CHECK-NOTES: :44:63: note: 'item<float>()' synchronizes with the GPU here
+  }
+}
+
+// A parameter no caller here passes: its placement is unknown, and unknown
+// is no evidence of a GPU (ReportUnknownPlacement reports it; see
+// sync-in-loop-threshold.cpp).
+void unknownParameter(torch::Tensor Loss, int Iters) {
+  for (int I = 0; I < Iters; ++I)
+    std::cout << Loss.item<float>() << "\n";
+}
