@@ -16,12 +16,15 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
       RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
       ReportUnknownPlacement(
           Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
+      ReportSetupAndTimingLoops(
+          Options.getLocalOrGlobal("ReportSetupAndTimingLoops", false)),
       Costs(Options) {}
 
 void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MinFrequencyPercent", MinFrequencyPercent);
   Options.store(Opts, "RequireCudaEvidence", RequireCudaEvidence);
   Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
+  Options.store(Opts, "ReportSetupAndTimingLoops", ReportSetupAndTimingLoops);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -85,6 +88,13 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
   if (H->IsLibTorch && RequireCudaEvidence && !translationUnitUsesCuda(Ctx))
+    return;
+  // Costs that are paid once (setup and teardown loops) or on purpose
+  // (timing harnesses) are not hazards, unless a loop around them is hot.
+  if (!ReportSetupAndTimingLoops &&
+      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return classifyLoop(Loop.Loop, Ctx) == LoopRole::Steady;
+      }))
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;

@@ -61,6 +61,7 @@ private:
   const unsigned MinFrequencyPercent;
   const bool RequireCudaEvidence;
   const bool ReportUnknownPlacement;
+  const bool ReportSetupAndTimingLoops;
   std::optional<CudaEvidence> Evidence;
   std::unique_ptr<DeviceInference> Devices;
   std::unique_ptr<CallSummaries> Summaries;

@@ -83,9 +83,9 @@ std::string warningText(llvm::StringRef Output) {
 }
 
 const char *HazardSource = R"cpp(#include <cuda_runtime.h>
-void step(float *Device, float *Host) {
+void launch(float *Device); void step(float *Device, float *Host) {
   for (int I = 0; I < 10; ++I)
-    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost), launch(Device);
 }
 )cpp";
 
@@ -413,12 +413,12 @@ TEST_F(ToolTest, NvccHostOpenMPFindsOmpHeader) {
     GTEST_SKIP() << "no CUDA toolkit";
   const char *Body = R"cu(#include <cuda_runtime.h>
 #include <omp.h>
-void fill(float *Device, float *Host, int N) {
+void launch(float *Device); void fill(float *Device, float *Host, int N) {
 #pragma omp parallel for
   for (int I = 0; I < N; ++I)
     Host[I] = static_cast<float>(omp_get_thread_num());
   for (int Step = 0; Step < 10; ++Step)
-    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost), launch(Device);
 }
 )cu";
   std::string Separate = write("separate.cu", Body);

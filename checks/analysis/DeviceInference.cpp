@@ -410,8 +410,13 @@ DeviceInference::evaluateTensor(const Expr *Original) {
         isModuleClass(Class))
       IsUserFunction = false;
   }
+  // A function defined here is evaluated through its body; one defined in
+  // another file is taken to compute on its tensor arguments, like the
+  // LibTorch operations it is built from (a loss functor, a metric).
   if (IsUserFunction)
-    return evaluateUserCall(Call, ValueKind::Tensor);
+    if (std::optional<PlacementFact> Returned =
+            evaluateUserCall(Call, ValueKind::Tensor))
+      return Returned;
   unsigned First = isa<CXXOperatorCallExpr>(Call) &&
                            isa<CXXMethodDecl>(Callee)
                        ? 1
@@ -1173,7 +1178,9 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
   const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
   // A few frames deep is enough for helpers that build or move a tensor.
   constexpr unsigned MaxFrames = 4;
-  if (!Definition || !Definition->hasBody() || Frames.size() >= MaxFrames ||
+  if (!Definition || !Definition->hasBody())
+    return std::nullopt; // defined elsewhere: the caller decides
+  if (Frames.size() >= MaxFrames ||
       Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
     return PlacementFact{};
   const FunctionDecl *Canonical = Definition->getCanonicalDecl();

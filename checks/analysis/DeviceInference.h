@@ -114,7 +114,8 @@ private:
   const DefinitionList &definitionsOf(const VarDecl *Var);
   void collectDefinitions(const FunctionDecl *Function);
   /// Evaluates a call to a function defined in this translation unit
-  /// through its return statements, its parameters bound to the arguments.
+  /// through its return statements, its parameters bound to the arguments;
+  /// std::nullopt when its definition is not in this translation unit.
   std::optional<PlacementFact> evaluateUserCall(const CallExpr *Call,
                                                 ValueKind Kind);
   std::optional<PlacementFact> evaluateParameter(const ParmVarDecl *Param,

@@ -311,6 +311,98 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
   return F.Found;
 }
 
+/// True if a call to \p Callee launches device work: a kernel, a graph, a
+/// CUDA library routine or a LibTorch operation. Runtime bookkeeping
+/// (allocation, copies, streams, events, device selection) is not.
+bool launchesDeviceWork(const FunctionDecl *Callee) {
+  for (const DeclContext *DC = Callee->getDeclContext(); DC;
+       DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "at" || NS->getName() == "torch")
+        return true;
+  const IdentifierInfo *Id = Callee->getIdentifier();
+  if (!Id)
+    return false;
+  llvm::StringRef Name = Id->getName();
+  if (Name.starts_with("cudaLaunch") || Name == "cudaGraphLaunch")
+    return true;
+  for (llvm::StringRef Library : {"cublas", "cudnn", "nccl", "cufft",
+                                  "curand", "cusparse", "cusolver", "cutlass"})
+    if (Name.starts_with(Library))
+      return true;
+  return false;
+}
+
+/// True if running \p Body queues device work, directly or through the
+/// functions it calls (user code defined elsewhere is assumed to).
+bool queuesDeviceWork(const Stmt *Body, const SourceManager &SM,
+                      llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+                      unsigned Depth);
+
+bool functionQueuesDeviceWork(const FunctionDecl *Function,
+                              const SourceManager &SM,
+                              llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+                              unsigned Depth) {
+  const FunctionDecl *Definition = Function->getDefinition();
+  if (!Definition || !Definition->hasBody() || Depth > 4)
+    return true; // not visible: may launch
+  auto [It, Inserted] = Memo.try_emplace(Definition, false);
+  if (!Inserted)
+    return It->second; // known, or a recursive cycle (false meanwhile)
+  bool Result = queuesDeviceWork(Definition->getBody(), SM, Memo, Depth + 1);
+  Memo[Definition] = Result;
+  return Result;
+}
+
+bool queuesDeviceWork(const Stmt *Body, const SourceManager &SM,
+                      llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+                      unsigned Depth) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const SourceManager &SM;
+    llvm::DenseMap<const FunctionDecl *, bool> &Memo;
+    unsigned Depth;
+    bool Found = false;
+    Finder(const SourceManager &SM, decltype(Memo) Memo, unsigned Depth)
+        : SM(SM), Memo(Memo), Depth(Depth) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (isa<CUDAKernelCallExpr>(Call) || !Callee)
+        Found = true; // a launch, or a call through a pointer
+      else if (SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+        Found = launchesDeviceWork(Callee);
+      else
+        Found = launchesDeviceWork(Callee) ||
+                functionQueuesDeviceWork(Callee, SM, Memo, Depth);
+      return !Found;
+    }
+  } F(SM, Memo, Depth);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+/// The name of the function a call statement calls, looking through casts
+/// and error-checking wrappers (`check(cudaEventRecord(start))`).
+bool callsTimer(const Stmt *S) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && Callee->getIdentifier()) {
+        llvm::StringRef Name = Callee->getName();
+        Found |= Name == "cudaEventRecord" || Name == "now" ||
+                 Name == "clock" || Name == "gettimeofday" ||
+                 Name == "clock_gettime" || Name == "omp_get_wtime" ||
+                 Name == "MPI_Wtime" || Name.contains_insensitive("timer") ||
+                 Name.contains_insensitive("second") ||
+                 Name.contains_insensitive("wtime");
+      }
+      return !Found;
+    }
+  } F;
+  F.TraverseStmt(const_cast<Stmt *>(S));
+  return F.Found;
+}
+
 /// The first loop inside \p Body that does not hold \p S and runs the
 /// device work of each iteration: not one under a branch (validation every
 /// N steps), a host-only loop, or a macro's do-while(0).
@@ -365,6 +457,14 @@ std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
     if (const auto *Var = dyn_cast<VarDecl>(DS->getSingleDecl())) {
       Counter = Var;
       Start = evaluateInt(Var->getInit(), Ctx);
+    }
+  // `for (k = 0; ...)` with a counter declared earlier.
+  if (const auto *Assign = dyn_cast<BinaryOperator>(For->getInit());
+      Assign && Assign->getOpcode() == BO_Assign)
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParenImpCasts())) {
+      Counter = dyn_cast<VarDecl>(Ref->getDecl());
+      Start = evaluateInt(Assign->getRHS(), Ctx);
     }
   if (!Counter || !Start)
     return std::nullopt;
@@ -458,6 +558,32 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     }
   }
   return Result;
+}
+
+LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::DenseMap<const FunctionDecl *, bool> Memo;
+  if (!queuesDeviceWork(Loop, SM, Memo, 0))
+    return LoopRole::SetupOrTeardown;
+  // A loop between two clock readings repeats its work to time it.
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
+  if (!Block)
+    return LoopRole::Steady;
+  constexpr unsigned Window = 3;
+  auto Body = Block->body();
+  auto It = llvm::find(Body, Loop);
+  if (It == Body.end())
+    return LoopRole::Steady;
+  bool TimedBefore = false, TimedAfter = false;
+  unsigned Seen = 0;
+  for (auto Before = It; Before != Body.begin() && Seen < Window; ++Seen)
+    TimedBefore |= callsTimer(*--Before);
+  Seen = 0;
+  for (auto After = std::next(It); After != Body.end() && Seen < Window;
+       ++After, ++Seen)
+    TimedAfter |= callsTimer(*After);
+  return TimedBefore && TimedAfter ? LoopRole::TimingHarness
+                                   : LoopRole::Steady;
 }
 
 double ExecutionFrequency::relativeFrequency() const {

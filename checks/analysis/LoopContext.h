@@ -63,6 +63,20 @@ struct ExecutionFrequency {
   std::optional<uint64_t> totalExecutions() const;
 };
 
+/// What a loop is for, as far as its per-iteration costs go.
+enum class LoopRole {
+  Steady,          // queues device work on every iteration: costs add up
+  SetupOrTeardown, // queues no device work (allocating or freeing per
+                   // element, copying inputs in): one-time costs
+  TimingHarness,   // between two clock readings: repeats work to time it
+};
+
+/// Classifies \p Loop: no kernel launch, LibTorch operation, CUDA library
+/// routine or call to user code that performs one makes it setup or
+/// teardown; a timer read within three statements before and after it makes
+/// it a timing harness.
+LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
+
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx);

@@ -41,11 +41,11 @@ void readbacks(torch::Tensor Weights, int Iters) {
   }
 }
 
-void cudaReadbacks(float *DeviceData, float *Host, size_t Bytes, int Iters) {
+void enqueueWork(float *); void cudaReadbacks(float *DeviceData, float *Host, size_t Bytes, int Iters) {
   float *Device = nullptr;
   cudaMalloc((void **)&Device, Bytes);
   float Pinned[4];
-  for (int I = 0; I < Iters; ++I) {
+  for (int I = 0; I < Iters; ++I) { enqueueWork(Device);
     cudaMemcpy(Host, Device, Bytes, cudaMemcpyDeviceToHost);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here

@@ -22,9 +22,9 @@ void readEveryIteration(torch::Tensor W) {
   }
 }
 
-void copyBack(float *Device, int Iters) {
+void enqueueWork(float *); void copyBack(float *Device, int Iters) {
   float Host[256];
-  for (int I = 0; I < Iters; ++I) {
+  for (int I = 0; I < Iters; ++I) { enqueueWork(Device);
     cudaMemcpy(Host, Device, sizeof(Host), cudaMemcpyDeviceToHost);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 27: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here

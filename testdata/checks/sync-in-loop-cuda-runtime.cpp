@@ -54,7 +54,7 @@ void fixedPatterns(float *Data, int Iters, int CheckEvery) {
 // Nested loops multiply; a sync between an inner loop's runs is per epoch.
 void epochs() {
   for (int Epoch = 0; Epoch < 10; ++Epoch) {
-    for (int Batch = 0; Batch < 50; ++Batch) {
+    for (int Batch = 0; Batch < 50; ++Batch) { launchWork(nullptr, 1);
       cudaDeviceSynchronize();
       // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 500 iterations of the nested loops at lines 56 and 57: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
       // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
@@ -77,7 +77,7 @@ void algorithms(std::vector<float *> &Buffers) {
 
 // NOLINT works as in clang-tidy.
 void suppressed() {
-  while (true) {
+  while (true) { launchWork(nullptr, 1);
     cudaDeviceSynchronize(); // NOLINT(xfer-sync-in-loop)
     // NOLINTNEXTLINE(xfer-*)
     cudaDeviceSynchronize();
@@ -97,7 +97,7 @@ void skipAhead(int Iters, int CheckInterval) {
       continue;
     cudaDeviceSynchronize();
   }
-  for (int I = 0; I < Iters; ++I) {
+  for (int I = 0; I < Iters; ++I) { launchWork(nullptr, 1);
     if (I % 2 == 0) {
       continue;
     }

@@ -1,0 +1,50 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// Only loops that queue device work on every iteration make costs add up.
+// Loops that allocate, copy in or free per element around the main loop are
+// setup and teardown; a loop between two clock readings times its work.
+#include <cuda_runtime.h>
+#include <chrono>
+
+void step(float *Data, int N); // defined elsewhere: may launch kernels
+
+void setupStepTeardown(float **Buffers, float **Host, int Count, int Iters) {
+  for (int B = 0; B < Count; ++B) { // setup: no device work
+    cudaMalloc((void **)&Buffers[B], 4096);
+    cudaMemcpy(Buffers[B], Host[B], 4096, cudaMemcpyHostToDevice);
+  }
+  for (int I = 0; I < Iters; ++I) {
+    step(Buffers[0], 1024);
+    cudaDeviceSynchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 16: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+  }
+  for (int B = 0; B < Count; ++B) { // teardown
+    cudaMemcpy(Host[B], Buffers[B], 4096, cudaMemcpyDeviceToHost);
+    cudaFree(Buffers[B]);
+  }
+}
+
+// A benchmark loop between two timer readings: the syncs are the point.
+double timedKernel(float *Data, int Reps) {
+  auto Start = std::chrono::steady_clock::now();
+  for (int R = 0; R < Reps; ++R) {
+    step(Data, 1024);
+    cudaDeviceSynchronize();
+  }
+  auto Stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(Stop - Start).count();
+}
+
+// A chunk loop whose inner loop runs four times is not an epoch loop: the
+// syncs after it run on every chunk.
+void chunks(float **Device, cudaStream_t *Streams, int Chunks) {
+  int K;
+  for (int C = 0; C < Chunks; ++C) {
+    for (K = 0; K < 4; K++)
+      step(Device[K], 256);
+    cudaStreamSynchronize(Streams[0]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU once per iteration of the loop at line 43, outside its inner loop at line 44: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+  }
+}
