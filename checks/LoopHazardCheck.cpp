@@ -35,7 +35,15 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(unless(isExpansionInSystemHeader())).bind("call"), this);
 }
 
+LoopRole LoopHazardCheck::roleOf(const Stmt *Loop, ASTContext &Ctx) {
+  auto [It, Inserted] = LoopRoles.try_emplace(Loop, LoopRole::Steady);
+  if (Inserted)
+    It->second = classifyLoop(Loop, Ctx);
+  return It->second;
+}
+
 void LoopHazardCheck::onStartOfTranslationUnit() {
+  LoopRoles.clear();
   Evidence.reset();
   Summaries.reset();
   Devices.reset();
@@ -93,7 +101,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // (timing harnesses) are not hazards, unless a loop around them is hot.
   if (!ReportSetupAndTimingLoops &&
       llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return classifyLoop(Loop.Loop, Ctx) == LoopRole::Steady;
+        return roleOf(Loop.Loop, Ctx) == LoopRole::Steady;
       }))
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))

@@ -50,6 +50,8 @@ protected:
 
 private:
   bool translationUnitUsesCuda(ASTContext &Ctx);
+  /// classifyLoop(), once per loop: many calls share their loops.
+  LoopRole roleOf(const Stmt *Loop, ASTContext &Ctx);
   /// The hazard a call to a function defined in this translation unit
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
@@ -63,6 +65,7 @@ private:
   const bool ReportUnknownPlacement;
   const bool ReportSetupAndTimingLoops;
   std::optional<CudaEvidence> Evidence;
+  llvm::DenseMap<const Stmt *, LoopRole> LoopRoles;
   std::unique_ptr<DeviceInference> Devices;
   std::unique_ptr<CallSummaries> Summaries;
   CostCitations Costs;

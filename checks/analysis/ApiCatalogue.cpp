@@ -21,10 +21,6 @@ llvm::StringRef outermostNamespace(const Decl *D) {
   return Name;
 }
 
-bool isInTorchNamespace(const Decl *D) {
-  llvm::StringRef NS = outermostNamespace(D);
-  return NS == "at" || NS == "torch";
-}
 
 /// True if \p D is declared directly in namespace torch::cuda.
 bool isInTorchCudaNamespace(const Decl *D) {
@@ -95,6 +91,11 @@ const Expr *ignoreImplicit(const Expr *E) {
 }
 
 } // namespace
+
+bool isInTorchNamespace(const Decl *D) {
+  llvm::StringRef NS = outermostNamespace(D);
+  return NS == "at" || NS == "torch";
+}
 
 bool isTensorType(QualType T) {
   if (T.isNull())

@@ -104,6 +104,9 @@ enum class MemcpyDirection {
 std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
                                                   const ASTContext &Ctx);
 
+/// True if \p D is declared in LibTorch's namespaces at or torch.
+bool isInTorchNamespace(const Decl *D);
+
 /// True if \p T is at::Tensor or at::TensorBase (through typedefs, references
 /// and cv-qualifiers).
 bool isTensorType(QualType T);

@@ -393,12 +393,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     }
     return Self;
   }
-  const DeclContext *DC = Callee->getDeclContext();
-  bool IsUserFunction = true;
-  for (; DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (NS->getName() == "at" || NS->getName() == "torch")
-        IsUserFunction = false;
+  bool IsUserFunction = !isInTorchNamespace(Callee);
   // Modules (torch::nn::*Impl, Module, ModuleHolder) run where their
   // inputs are.
   // So do the user's own modules: a forward() reads the module's
@@ -905,9 +900,8 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       return PlacementFact{};
     if (Var->getType().isConstQualified() || Var->isConstexpr())
       return evaluate(Init, Kind);
-    callSitesOf(nullptr); // also records the assigned globals
     if (!Ctx.getSourceManager().isInSystemHeader(Var->getLocation()) &&
-        !AssignedGlobals.contains(Var->getCanonicalDecl()))
+        !userCode().AssignedGlobals.contains(Var->getCanonicalDecl()))
       return evaluate(Init, Kind);
     return PlacementFact{};
   }
@@ -1065,49 +1059,42 @@ DeviceInference::ValueKind DeviceInference::kindOfType(QualType T) {
   return ValueKind::None;
 }
 
-const llvm::SmallVector<const CallExpr *, 4> &
-DeviceInference::callSitesOf(const FunctionDecl *Function) {
-  if (!CallSites) {
-    CallSites.emplace();
-    struct Collector : RecursiveASTVisitor<Collector> {
-      llvm::DenseMap<const FunctionDecl *,
-                     llvm::SmallVector<const CallExpr *, 4>> &Out;
-      llvm::DenseSet<const VarDecl *> &Assigned;
-      Collector(decltype(Out) Out, decltype(Assigned) Assigned)
-          : Out(Out), Assigned(Assigned) {}
-      bool shouldVisitTemplateInstantiations() const { return true; }
-      void noteWrite(const Expr *Target) {
-        if (const VarDecl *Var = assignedVariable(Target);
-            Var && !Var->isLocalVarDeclOrParm())
-          Assigned.insert(Var->getCanonicalDecl());
-      }
-      bool VisitCallExpr(CallExpr *Call) {
-        if (const FunctionDecl *Callee = Call->getDirectCallee())
-          Out[Callee->getCanonicalDecl()].push_back(Call);
-        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-            Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
-          noteWrite(Op->getArg(0));
-        // A global passed by non-const reference or moved in place.
-        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-            Member && asModuleMove(Member))
-          noteWrite(Member->getImplicitObjectArgument());
-        return true;
-      }
-      bool VisitBinaryOperator(BinaryOperator *Op) {
-        if (Op->isAssignmentOp())
-          noteWrite(Op->getLHS());
-        return true;
-      }
-    } Visitor(*CallSites, AssignedGlobals);
-    // Only user code calls user functions; LibTorch's headers are skipped.
-    const SourceManager &SM = Ctx.getSourceManager();
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-      if (!SM.isInSystemHeader(D->getLocation()))
-        Visitor.TraverseDecl(D);
-  }
-  if (!Function)
-    return NoCallSites;
-  return (*CallSites)[Function->getCanonicalDecl()];
+const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
+  if (UserCode)
+    return *UserCode;
+  UserCode.emplace();
+  struct Collector : RecursiveASTVisitor<Collector> {
+    UserCodeIndex &Out;
+    explicit Collector(UserCodeIndex &Out) : Out(Out) {}
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    void noteWrite(const Expr *Target) {
+      if (const VarDecl *Var = assignedVariable(Target);
+          Var && !Var->isLocalVarDeclOrParm())
+        Out.AssignedGlobals.insert(Var->getCanonicalDecl());
+    }
+    bool VisitCallExpr(CallExpr *Call) {
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+        noteWrite(Op->getArg(0));
+      // A global module moved in place.
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+          Member && asModuleMove(Member))
+        noteWrite(Member->getImplicitObjectArgument());
+      return true;
+    }
+    bool VisitBinaryOperator(BinaryOperator *Op) {
+      if (Op->isAssignmentOp())
+        noteWrite(Op->getLHS());
+      return true;
+    }
+  } Visitor(*UserCode);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!SM.isInSystemHeader(D->getLocation()))
+      Visitor.TraverseDecl(D);
+  return *UserCode;
 }
 
 std::optional<PlacementFact>
@@ -1145,7 +1132,11 @@ PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
   std::swap(Saved, Frames);
   std::optional<PlacementFact> Result;
   const unsigned Index = Param->getFunctionScopeIndex();
-  for (const CallExpr *Call : callSitesOf(Function)) {
+  const auto &CallSites = userCode().CallSites;
+  auto Calls = CallSites.find(Function->getCanonicalDecl());
+  for (const CallExpr *Call :
+       Calls == CallSites.end() ? llvm::ArrayRef<const CallExpr *>()
+                                : llvm::ArrayRef(Calls->second)) {
     unsigned ArgIndex = Index;
     if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
       ++ArgIndex; // the object is argument 0

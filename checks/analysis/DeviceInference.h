@@ -121,8 +121,19 @@ private:
   std::optional<PlacementFact> evaluateParameter(const ParmVarDecl *Param,
                                                  ValueKind Kind);
   static ValueKind kindOfType(QualType T);
-  const llvm::SmallVector<const CallExpr *, 4> &
-  callSitesOf(const FunctionDecl *Function);
+
+  /// What the user code of the translation unit does, collected in one pass
+  /// on first use (LibTorch's and other system headers are skipped).
+  struct UserCodeIndex {
+    /// Calls by callee (canonical declaration).
+    llvm::DenseMap<const FunctionDecl *,
+                   llvm::SmallVector<const CallExpr *, 4>>
+        CallSites;
+    /// Globals that user code writes: their initializer is not their only
+    /// value.
+    llvm::DenseSet<const VarDecl *> AssignedGlobals;
+  };
+  const UserCodeIndex &userCode();
 
   /// Parameter values of the calls being evaluated by evaluateUserCall,
   /// innermost last.
@@ -131,14 +142,7 @@ private:
     llvm::DenseMap<const ParmVarDecl *, PlacementFact> Arguments;
   };
   llvm::SmallVector<CallFrame, 4> Frames;
-  /// Call sites by callee (canonical declaration), built on first use.
-  std::optional<llvm::DenseMap<const FunctionDecl *,
-                               llvm::SmallVector<const CallExpr *, 4>>>
-      CallSites;
-  /// Globals of user code that user code writes: their initializer is not
-  /// their only value.
-  llvm::DenseSet<const VarDecl *> AssignedGlobals;
-  const llvm::SmallVector<const CallExpr *, 4> NoCallSites;
+  std::optional<UserCodeIndex> UserCode;
   llvm::DenseMap<const ParmVarDecl *, PlacementFact> ParameterCache;
   llvm::DenseSet<const ParmVarDecl *> ParametersInProgress;
 

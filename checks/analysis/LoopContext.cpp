@@ -1,6 +1,7 @@
 //===--- LoopContext.cpp - how often a statement runs ---------------------===//
 
 #include "analysis/LoopContext.h"
+#include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -315,11 +316,8 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
 /// CUDA library routine or a LibTorch operation. Runtime bookkeeping
 /// (allocation, copies, streams, events, device selection) is not.
 bool launchesDeviceWork(const FunctionDecl *Callee) {
-  for (const DeclContext *DC = Callee->getDeclContext(); DC;
-       DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (NS->getName() == "at" || NS->getName() == "torch")
-        return true;
+  if (isInTorchNamespace(Callee))
+    return true;
   const IdentifierInfo *Id = Callee->getIdentifier();
   if (!Id)
     return false;
@@ -380,8 +378,10 @@ bool queuesDeviceWork(const Stmt *Body, const SourceManager &SM,
   return F.Found;
 }
 
-/// The name of the function a call statement calls, looking through casts
-/// and error-checking wrappers (`check(cudaEventRecord(start))`).
+/// True if \p S reads a clock, also inside error-checking wrappers
+/// (`check(cudaEventRecord(start))`): std::chrono's now(), clock(),
+/// gettimeofday(), omp_get_wtime(), CUDA events, helpers named *Timer* or
+/// *Second(s).
 bool callsTimer(const Stmt *S) {
   struct Finder : RecursiveASTVisitor<Finder> {
     bool Found = false;
@@ -393,8 +393,9 @@ bool callsTimer(const Stmt *S) {
                  Name == "clock" || Name == "gettimeofday" ||
                  Name == "clock_gettime" || Name == "omp_get_wtime" ||
                  Name == "MPI_Wtime" || Name.contains_insensitive("timer") ||
-                 Name.contains_insensitive("second") ||
-                 Name.contains_insensitive("wtime");
+                 Name.ends_with_insensitive("second") ||
+                 Name.ends_with_insensitive("seconds") ||
+                 Name.ends_with_insensitive("wtime");
       }
       return !Found;
     }
