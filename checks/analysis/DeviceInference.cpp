@@ -289,6 +289,8 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     if (isDataLoaderExample(Member->getBase()->getType()))
       return fact(Placement::Cpu, Member,
                   "a batch from a LibTorch data loader, on the host");
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      return fieldPlacement(Field, ValueKind::Tensor);
     return PlacementFact{};
   }
 
@@ -432,7 +434,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     else
       Operands.push_back(Arg);
     for (const Expr *Operand : Operands) {
-      if (!isTensorType(Operand->getType()))
+      if (!isTensorLikeType(Operand->getType()))
         continue;
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
       if (Where && Where->Where != Placement::Unknown)
@@ -444,6 +446,21 @@ DeviceInference::evaluateTensor(const Expr *Original) {
 
 std::optional<PlacementFact>
 DeviceInference::evaluateDevice(const Expr *Original) {
+  std::optional<PlacementFact> Result = evaluateDeviceExpr(Original);
+  // A torch::Device whose origin is not visible (a member, a pointer, a
+  // helper's result) is a run-time choice: the program is written for
+  // either device, like one taking a torch::Device parameter.
+  if (Result && Result->Where == Placement::Unknown) {
+    const CXXRecordDecl *RD =
+        Original->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    if (RD && isNamed(RD, "Device"))
+      return fact(Placement::MaybeCuda, Original, "a device chosen at run time");
+  }
+  return Result;
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateDeviceExpr(const Expr *Original) {
   if (!Original || isa<CXXDefaultArgExpr>(Original))
     return std::nullopt;
   const Expr *E = stripValueWrappers(Original);
@@ -477,6 +494,10 @@ DeviceInference::evaluateDevice(const Expr *Original) {
       return True;
     return fact(Joined, E, "a device chosen at run time");
   }
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      return fieldPlacement(Field, ValueKind::Device);
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const ValueDecl *D = Ref->getDecl();
@@ -514,8 +535,9 @@ DeviceInference::evaluateDevice(const Expr *Original) {
     // options.device(d), torch::device(d)
     if (Name == "device" && Call->getNumArgs() == 1)
       return evaluateDevice(Call->getArg(0));
-    // tensor.device()
-    if (Name == "device" && Object && isTensorType(Object->getType())) {
+    // tensor.device(), tensor.options()
+    if ((Name == "device" || Name == "options") && Object &&
+        isTensorType(Object->getType())) {
       std::optional<PlacementFact> Tensor = evaluateTensor(Object);
       return Tensor ? Tensor : PlacementFact{};
     }
@@ -886,6 +908,11 @@ DeviceInference::evaluateDefinition(const Definition &Def, ValueKind Kind) {
   if (Def.RegistersPinned)
     return fact(Placement::PinnedCpu, Def.At,
                 "host memory registered by cudaHostRegister");
+  // An empty tensor or container holds nothing yet: later writes decide.
+  if (const auto *Construct =
+          dyn_cast<CXXConstructExpr>(ignoreTemporaries(Def.Value));
+      Kind == ValueKind::Tensor && Construct && Construct->getNumArgs() == 0)
+    return std::nullopt;
   return evaluate(Def.Value, Kind);
 }
 
@@ -934,7 +961,7 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
     if (!isBeforeInSource(It->At, Use, SM) || isWithin(Use, It->At, Ctx))
       continue;
     Join(evaluateDefinition(*It, Kind));
-    if (alwaysExecutesBefore(It->At, Use, Ctx)) {
+    if (!It->Accumulates && alwaysExecutesBefore(It->At, Use, Ctx)) {
       Dominated = true;
       break;
     }
@@ -1003,6 +1030,15 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
         if (const VarDecl *Var =
                 moduleVariable(Call->getImplicitObjectArgument()))
           Out[Var].push_back({Call, Call, false});
+      // A std::vector of tensors holds what is pushed into it.
+      if (const CXXMethodDecl *Method = Call->getMethodDecl();
+          Method && Call->getNumArgs() == 1 &&
+          (isNamed(Method, "push_back") || isNamed(Method, "emplace_back")))
+        if (const VarDecl *Var =
+                assignedVariable(Call->getImplicitObjectArgument());
+            Var && isTensorLikeType(Var->getType()) &&
+            isTensorType(Call->getArg(0)->getType()))
+          Out[Var].push_back({Call, Call->getArg(0), false, true});
       return true;
     }
     bool VisitCallExpr(CallExpr *Call) {
@@ -1076,8 +1112,11 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
       if (const FunctionDecl *Callee = Call->getDirectCallee())
         Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
       if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
         noteWrite(Op->getArg(0));
+        if (Op->getOperator() == OO_Equal)
+          noteStore(Op->getArg(0), Op->getArg(1));
+      }
       // A global module moved in place.
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
           Member && asModuleMove(Member))
@@ -1085,8 +1124,27 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
       return true;
     }
     bool VisitBinaryOperator(BinaryOperator *Op) {
+      if (Op->getOpcode() == BO_Assign)
+        noteStore(Op->getLHS(), Op->getRHS());
       if (Op->isAssignmentOp())
         noteWrite(Op->getLHS());
+      return true;
+    }
+    void noteStore(const Expr *Target, const Expr *Value) {
+      if (const auto *Member =
+              dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()))
+        if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+          Out.FieldWrites[Field].push_back(Value);
+    }
+    bool VisitCXXConstructorDecl(CXXConstructorDecl *Constructor) {
+      for (const CXXCtorInitializer *Init : Constructor->inits())
+        if (Init->isWritten() && Init->getMember())
+          Out.FieldWrites[Init->getMember()].push_back(Init->getInit());
+      return true;
+    }
+    bool VisitFieldDecl(FieldDecl *Field) {
+      if (const Expr *Init = Field->getInClassInitializer())
+        Out.FieldWrites[Field].push_back(Init);
       return true;
     }
   } Visitor(*UserCode);
@@ -1118,6 +1176,29 @@ DeviceInference::evaluateParameter(const ParmVarDecl *Param, ValueKind Kind) {
   return Entry;
 }
 
+PlacementFact DeviceInference::joinKnown(llvm::ArrayRef<const Expr *> Sources,
+                                         ValueKind Kind, llvm::StringRef Why) {
+  // Evaluated in their own context, not in the frames of a call being
+  // evaluated, so the result does not depend on who asked.
+  llvm::SmallVector<CallFrame, 4> Saved;
+  std::swap(Saved, Frames);
+  std::optional<PlacementFact> Result;
+  for (const Expr *Source : Sources) {
+    std::optional<PlacementFact> Next = evaluate(Source, Kind);
+    // A source of unknown placement adds no information; the known ones
+    // decide.
+    if (!Next || Next->Where == Placement::Unknown)
+      continue;
+    if (!Result)
+      Result = *Next;
+    else if (Result->Where != Next->Where)
+      Result = fact(joinPlacements(Result->Where, Next->Where), nullptr,
+                    Why.str());
+  }
+  std::swap(Saved, Frames);
+  return Result ? *Result : PlacementFact{};
+}
+
 PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
   if (auto It = ParameterCache.find(Param); It != ParameterCache.end())
     return It->second;
@@ -1126,41 +1207,43 @@ PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
   if (!Function || Kind == ValueKind::None ||
       !ParametersInProgress.insert(Param).second)
     return PlacementFact{};
-  // Call sites are evaluated in their own context, not in the frames of a
-  // call being evaluated, so the result does not depend on who asked.
-  llvm::SmallVector<CallFrame, 4> Saved;
-  std::swap(Saved, Frames);
-  std::optional<PlacementFact> Result;
+  llvm::SmallVector<const Expr *, 4> Arguments;
   const unsigned Index = Param->getFunctionScopeIndex();
   const auto &CallSites = userCode().CallSites;
-  auto Calls = CallSites.find(Function->getCanonicalDecl());
-  for (const CallExpr *Call :
-       Calls == CallSites.end() ? llvm::ArrayRef<const CallExpr *>()
-                                : llvm::ArrayRef(Calls->second)) {
-    unsigned ArgIndex = Index;
-    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
-      ++ArgIndex; // the object is argument 0
-    if (ArgIndex >= Call->getNumArgs() ||
-        isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
-      continue;
-    std::optional<PlacementFact> Argument =
-        evaluate(Call->getArg(ArgIndex), Kind);
-    // A caller that passes something unknown adds no information; the
-    // callers that are known decide.
-    if (!Argument || Argument->Where == Placement::Unknown)
-      continue;
-    if (!Result)
-      Result = *Argument;
-    else if (Result->Where != Argument->Where)
-      Result = fact(joinPlacements(Result->Where, Argument->Where), nullptr,
-                    "passed different placements by its callers");
-  }
-  std::swap(Saved, Frames);
+  if (auto Calls = CallSites.find(Function->getCanonicalDecl());
+      Calls != CallSites.end())
+    for (const CallExpr *Call : Calls->second) {
+      unsigned ArgIndex = Index;
+      if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
+        ++ArgIndex; // the object is argument 0
+      if (ArgIndex < Call->getNumArgs() &&
+          !isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
+        Arguments.push_back(Call->getArg(ArgIndex));
+    }
+  PlacementFact Final =
+      joinKnown(Arguments, Kind, "passed different placements by its callers");
   ParametersInProgress.erase(Param);
-  PlacementFact Final = Result ? *Result : PlacementFact{};
   if (Final.Where != Placement::Unknown && Final.Origin)
     Final.Reason += " (argument of '" + Function->getNameAsString() + "')";
   return ParameterCache[Param] = Final;
+}
+
+PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
+                                              ValueKind Kind) {
+  if (auto It = FieldCache.find(Field); It != FieldCache.end())
+    return It->second;
+  if (!FieldsInProgress.insert(Field).second)
+    return PlacementFact{};
+  const auto &Writes = userCode().FieldWrites;
+  auto It = Writes.find(Field);
+  PlacementFact Final =
+      It == Writes.end()
+          ? PlacementFact{}
+          : joinKnown(It->second, Kind, "stored on several paths");
+  FieldsInProgress.erase(Field);
+  if (Final.Where != Placement::Unknown && Final.Origin)
+    Final.Reason += " (stored in '" + Field->getNameAsString() + "')";
+  return FieldCache[Field] = Final;
 }
 
 std::optional<PlacementFact>

@@ -92,6 +92,8 @@ private:
     const Stmt *At;      // the statement performing the write
     const Expr *Value;   // the value written, or the allocating call
     bool RegistersPinned; // cudaHostRegister(p): same memory, now pinned
+    /// v.push_back(t): adds to what the variable holds, replaces nothing.
+    bool Accumulates = false;
   };
   using DefinitionList = llvm::SmallVector<Definition, 4>;
 
@@ -120,6 +122,14 @@ private:
                                                 ValueKind Kind);
   std::optional<PlacementFact> evaluateParameter(const ParmVarDecl *Param,
                                                  ValueKind Kind);
+  /// The join of the values user code stores into \p Field (writes of
+  /// unknown placement add nothing), unknown without any.
+  PlacementFact fieldPlacement(const FieldDecl *Field, ValueKind Kind);
+  std::optional<PlacementFact> evaluateDeviceExpr(const Expr *E);
+  /// Joins the placements of \p Sources evaluated as \p Kind outside any
+  /// call frame, skipping the unknown ones.
+  PlacementFact joinKnown(llvm::ArrayRef<const Expr *> Sources, ValueKind Kind,
+                          llvm::StringRef Why);
   static ValueKind kindOfType(QualType T);
 
   /// What the user code of the translation unit does, collected in one pass
@@ -132,6 +142,10 @@ private:
     /// Globals that user code writes: their initializer is not their only
     /// value.
     llvm::DenseSet<const VarDecl *> AssignedGlobals;
+    /// Every value stored into a field: assignments, constructor
+    /// initializers, default member initializers.
+    llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>
+        FieldWrites;
   };
   const UserCodeIndex &userCode();
 
@@ -144,6 +158,8 @@ private:
   llvm::SmallVector<CallFrame, 4> Frames;
   std::optional<UserCodeIndex> UserCode;
   llvm::DenseMap<const ParmVarDecl *, PlacementFact> ParameterCache;
+  llvm::DenseMap<const FieldDecl *, PlacementFact> FieldCache;
+  llvm::DenseSet<const FieldDecl *> FieldsInProgress;
   llvm::DenseSet<const ParmVarDecl *> ParametersInProgress;
 
   ASTContext &Ctx;

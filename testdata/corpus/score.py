@@ -2,7 +2,8 @@
 """Scores xfer-tidy against the blind labels of the corpus.
 
     python3 testdata/corpus/score.py --src <checkouts> --half tuning|heldout|tuned-v1|all
-        [--xfer-tidy build/tool/xfer-tidy] [--out results.json] [-j 2]
+        [--project <name part>] [--xfer-tidy build/tool/xfer-tidy]
+        [--out results.json] [-j 2]
 
 <checkouts> holds one directory per project, named `<owner>__<name>`, at the
 commit of its manifest (`manifests/<owner>__<name>.tsv`). Each project's
@@ -170,6 +171,8 @@ def main():
     parser.add_argument("--xfer-tidy", default=os.path.join(
         HERE, "..", "..", "build", "tool", "xfer-tidy"))
     parser.add_argument("--out", help="write every finding and miss as JSON")
+    parser.add_argument("--project", default="",
+                        help="only projects whose name contains this")
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=1800,
                         help="seconds per project")
@@ -181,6 +184,8 @@ def main():
           "misses | precision | recall | seconds |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for project in projects(args.half):
+        if args.project not in project["project"]:
+            continue
         name = project["project"].replace("/", "__")
         manifest_path = os.path.join(HERE, "manifests", name + ".tsv")
         labels_path = os.path.join(HERE, "labels", name + ".tsv")
