@@ -153,16 +153,35 @@ std::optional<Move> identifyMove(const CallExpr *Call,
   return M;
 }
 
+/// True if \p Function runs on every step of the program rather than once:
+/// a module's forward(), or a function called in a loop (directly or
+/// through a few callers defined here). Constructors and setup run once.
+bool runsEveryStep(const FunctionDecl *Function, DeviceInference &Devices,
+                   ASTContext &Ctx, unsigned Depth) {
+  if (!Function || Depth > 3 || isa<CXXConstructorDecl>(Function))
+    return false;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+      Method && Method->getIdentifier() && Method->getName() == "forward")
+    return true;
+  for (const CallExpr *Site : Devices.callSitesOf(Function))
+    if (analyzeFrequency(Site, Ctx).inLoop() ||
+        runsEveryStep(enclosingFunction(Site, Ctx), Devices, Ctx, Depth + 1))
+      return true;
+  return false;
+}
+
 } // namespace
 
 CreateOnDeviceCheck::CreateOnDeviceCheck(llvm::StringRef Name,
                                          ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
       FixRandomFactories(Options.get("FixRandomFactories", false)),
+      ReportOneTimeCreations(Options.get("ReportOneTimeCreations", false)),
       Costs(Options) {}
 
 void CreateOnDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "FixRandomFactories", FixRandomFactories);
+  Options.store(Opts, "ReportOneTimeCreations", ReportOneTimeCreations);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -216,6 +235,10 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // which xfer-copy-in-loop reports; here both happen together.
   if (Variable &&
       innermostLoop(Frequency) != innermostLoop(analyzeFrequency(Call, Ctx)))
+    return;
+
+  if (!ReportOneTimeCreations && !Frequency.inLoop() &&
+      !runsEveryStep(enclosingFunction(Call, Ctx), *Devices, Ctx, 0))
     return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);

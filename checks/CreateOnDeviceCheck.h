@@ -32,6 +32,8 @@ private:
   /// Whether fix-its are offered for random factories (randn, rand, ...),
   /// whose values then come from the GPU's generator instead of the CPU's.
   const bool FixRandomFactories;
+  /// Also report creations that run once (setup, constructors).
+  const bool ReportOneTimeCreations;
   std::unique_ptr<DeviceInference> Devices;
   CostCitations Costs;
 };

@@ -14,6 +14,7 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
     : ClangTidyCheck(Name, Context),
       MinFrequencyPercent(Options.getLocalOrGlobal("MinFrequencyPercent", 10U)),
       RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
+      ProjectUsesCuda(Options.getLocalOrGlobal("ProjectUsesCuda", false)),
       ReportUnknownPlacement(
           Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
       ReportSetupAndTimingLoops(
@@ -23,6 +24,7 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
 void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MinFrequencyPercent", MinFrequencyPercent);
   Options.store(Opts, "RequireCudaEvidence", RequireCudaEvidence);
+  Options.store(Opts, "ProjectUsesCuda", ProjectUsesCuda);
   Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
   Options.store(Opts, "ReportSetupAndTimingLoops", ReportSetupAndTimingLoops);
   Costs.storeOptions(Options, Opts);
@@ -95,7 +97,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H = Path->Operation;
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
-  if (H->IsLibTorch && RequireCudaEvidence && !translationUnitUsesCuda(Ctx))
+  if (H->IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
+      !translationUnitUsesCuda(Ctx))
+    return;
+  // A sync right before or after a clock reading makes a measurement right.
+  if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&
+      isTimingStatement(Call, Ctx))
     return;
   // Costs that are paid once (setup and teardown loops) or on purpose
   // (timing harnesses) are not hazards, unless a loop around them is hot.

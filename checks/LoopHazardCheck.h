@@ -62,6 +62,9 @@ private:
 
   const unsigned MinFrequencyPercent;
   const bool RequireCudaEvidence;
+  /// Another translation unit of the program uses a CUDA device (set by
+  /// xfer-tidy for the translation units of one run).
+  const bool ProjectUsesCuda;
   const bool ReportUnknownPlacement;
   const bool ReportSetupAndTimingLoops;
   std::optional<CudaEvidence> Evidence;

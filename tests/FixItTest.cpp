@@ -58,7 +58,12 @@ protected:
         {"-std=c++17", "-isystem", XFER_TESTDATA_DIR "/include"});
     RunOptions Options;
     Options.Checks = Checks.str();
-    Options.Config = Config.str();
+    // The bodies create once, outside loops: what is fixed does not depend
+    // on how often it runs.
+    Options.Config = Config.empty()
+                         ? "{CheckOptions: {xfer-create-on-device."
+                           "ReportOneTimeCreations: true}}"
+                         : Config.str();
     Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
     RunResult Result = runChecks(Database, {std::string(Path)}, Options);
     EXPECT_TRUE(Result.FilesWithErrors.empty());
@@ -139,7 +144,8 @@ TEST_F(FixItTest, RandomFactoriesAreReportedButNotFixedByDefault) {
 
   FixOutcome Enabled =
       run(Body, "-*,xfer-create-on-device",
-          "{CheckOptions: {xfer-create-on-device.FixRandomFactories: true}}");
+          "{CheckOptions: {xfer-create-on-device.FixRandomFactories: true, "
+          "xfer-create-on-device.ReportOneTimeCreations: true}}");
   EXPECT_EQ("  auto T = torch::randn({N, 2}, torch::kCUDA);\n",
             Enabled.Fixed);
 }

@@ -116,6 +116,35 @@ TEST_F(ToolTest, ExitStatusOneWithFindings) {
   EXPECT_NE(std::string::npos, R.Out.find(":3:3: note: loop starts here"));
 }
 
+// train.cpp takes its device as a parameter; main.cpp picks CUDA. Analysed
+// alone, train.cpp shows no CUDA use and stays silent; in one run with
+// main.cpp it is part of a CUDA program.
+TEST_F(ToolTest, CudaUseInAnotherFileOfTheRunCounts) {
+  std::string Train = write("train.cpp", R"cpp(#include <torch/torch.h>
+float train(torch::Device D, int Steps) {
+  auto W = torch::ones({4}, D);
+  float Sum = 0;
+  for (int I = 0; I < Steps; ++I)
+    Sum += W.sum().item<float>();
+  return Sum;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <torch/torch.h>
+float train(torch::Device D, int Steps);
+int main() { return train(torch::Device(torch::kCUDA), 10) > 0; }
+)cpp");
+  const std::string Warning =
+      "train.cpp:6:20: warning: 'item<float>()' synchronizes with the GPU on "
+      "every iteration of the loop at line 5";
+  RunOutcome Alone = run(Tool, {Train, "--", "-std=c++17", "-isystem",
+                               StubInclude});
+  EXPECT_EQ(0, Alone.Status) << Alone.Out << Alone.Err;
+  RunOutcome Together = run(Tool, {Train, Main, "--", "-std=c++17",
+                                  "-isystem", StubInclude});
+  EXPECT_EQ(1, Together.Status) << Together.Err;
+  EXPECT_NE(std::string::npos, Together.Out.find(Warning)) << Together.Out;
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

@@ -152,6 +152,24 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
 
 } // namespace
 
+/// True if the source file \p Path is CUDA or names a CUDA device the way
+/// CudaEvidence does (kCUDA, DeviceType::CUDA, .cuda(), torch::cuda::, a
+/// "cuda..." device string): a cheap look at the text, before parsing.
+static bool sourceNamesCuda(const std::string &Path) {
+  StringRef Extension = sys::path::extension(Path);
+  if (Extension == ".cu" || Extension == ".cuh")
+    return true;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return false;
+  StringRef Text = (*Buffer)->getBuffer();
+  for (StringRef Marker : {"kCUDA", "DeviceType::CUDA", ".cuda()",
+                           "torch::cuda::", "\"cuda", "cuda_runtime"})
+    if (Text.contains(Marker))
+      return true;
+  return false;
+}
+
 int main(int argc, const char **argv) {
   InitLLVM Init(argc, argv);
   cl::HideUnrelatedOptions(XferCategory);
@@ -246,6 +264,12 @@ int main(int argc, const char **argv) {
   for (const std::string &File : Files)
     if (!sys::fs::exists(File))
       return inputError(File + ": no such file");
+
+  // The translation units of one run are one program: LibTorch code that
+  // takes its device from another file (main.cpp picks kCUDA, train.cpp
+  // takes a torch::Device) is checked when any of them uses CUDA.
+  if (Files.size() > 1 && llvm::any_of(Files, sourceNamesCuda))
+    Options.GlobalCheckOptions.emplace_back("ProjectUsesCuda", "true");
 
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
   xfer::CudaAnalysisSetup Cuda{

@@ -1199,6 +1199,15 @@ PlacementFact DeviceInference::joinKnown(llvm::ArrayRef<const Expr *> Sources,
   return Result ? *Result : PlacementFact{};
 }
 
+llvm::ArrayRef<const CallExpr *>
+DeviceInference::callSitesOf(const FunctionDecl *Function) {
+  const auto &CallSites = userCode().CallSites;
+  auto It = CallSites.find(Function->getCanonicalDecl());
+  if (It == CallSites.end())
+    return {};
+  return It->second;
+}
+
 PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
   if (auto It = ParameterCache.find(Param); It != ParameterCache.end())
     return It->second;
@@ -1209,17 +1218,14 @@ PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
     return PlacementFact{};
   llvm::SmallVector<const Expr *, 4> Arguments;
   const unsigned Index = Param->getFunctionScopeIndex();
-  const auto &CallSites = userCode().CallSites;
-  if (auto Calls = CallSites.find(Function->getCanonicalDecl());
-      Calls != CallSites.end())
-    for (const CallExpr *Call : Calls->second) {
-      unsigned ArgIndex = Index;
-      if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
-        ++ArgIndex; // the object is argument 0
-      if (ArgIndex < Call->getNumArgs() &&
-          !isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
-        Arguments.push_back(Call->getArg(ArgIndex));
-    }
+  for (const CallExpr *Call : callSitesOf(Function)) {
+    unsigned ArgIndex = Index;
+    if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Function))
+      ++ArgIndex; // the object is argument 0
+    if (ArgIndex < Call->getNumArgs() &&
+        !isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
+      Arguments.push_back(Call->getArg(ArgIndex));
+  }
   PlacementFact Final =
       joinKnown(Arguments, Kind, "passed different placements by its callers");
   ParametersInProgress.erase(Param);

@@ -80,6 +80,9 @@ public:
 
   ASTContext &context() { return Ctx; }
 
+  /// The calls of \p Function in the translation unit's user code.
+  llvm::ArrayRef<const CallExpr *> callSitesOf(const FunctionDecl *Function);
+
   /// Placement of what the parameter \p Param holds on entry: the join of
   /// the arguments at every call site in user code, or unknown without any.
   PlacementFact parameterPlacement(const ParmVarDecl *Param);

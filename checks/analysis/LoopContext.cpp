@@ -561,6 +561,24 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   return Result;
 }
 
+bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
+  const Stmt *Child = S;
+  const Stmt *Parent = parentStmt(S, Ctx);
+  while (Parent && !isa<CompoundStmt>(Parent)) {
+    Child = Parent;
+    Parent = parentStmt(Parent, Ctx);
+  }
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
+  if (!Block)
+    return false;
+  auto Body = Block->body();
+  auto It = llvm::find(Body, Child);
+  if (It == Body.end())
+    return false;
+  return (It != Body.begin() && callsTimer(*std::prev(It))) ||
+         (std::next(It) != Body.end() && callsTimer(*std::next(It)));
+}
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::DenseMap<const FunctionDecl *, bool> Memo;

@@ -77,6 +77,11 @@ enum class LoopRole {
 /// it a timing harness.
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
 
+/// True if \p S sits next to a clock reading (the statement before or after
+/// it in its block reads a timer): a synchronization that makes a
+/// measurement accurate, not a hazard.
+bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
+
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx);

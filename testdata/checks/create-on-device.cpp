@@ -1,5 +1,6 @@
 // XFER-ARGS: -isystem %include
 // XFER-CHECKS: -*,xfer-create-on-device
+// XFER-CONFIG: {CheckOptions: {xfer-create-on-device.ReportOneTimeCreations: true}}
 #include <torch/torch.h>
 #include <algorithm>
 #include <iostream>
@@ -37,14 +38,14 @@ void movesWithMore(int64_t N) {
 void inLoops(int Steps) {
   for (int I = 0; I < 1000; ++I) {
     auto X = torch::randn({64, 2}).to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()' on each of 1000 iterations of the loop at line 38; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()' on each of 1000 iterations of the loop at line 39; pass the device to the factory to create it there directly [xfer-create-on-device]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
     (void)X;
   }
   for (int Epoch = 0; Epoch < 10; ++Epoch)
     for (int Step = 0; Step < Steps; ++Step) {
       auto Y = torch::zeros({64}).cuda();
-      // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()' on every iteration of the loop at line 45; pass the device to the factory to create it there directly [xfer-create-on-device]
+      // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()' on every iteration of the loop at line 46; pass the device to the factory to create it there directly [xfer-create-on-device]
       // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
       (void)Y;
     }
@@ -58,7 +59,7 @@ void throughVariable(int64_t N) {
   for (int I = 0; I < 100; ++I) {
     torch::Tensor Batch = torch::ones({N});
     auto OnGpu = Batch.cuda();
-    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor 'Batch' created on the host by 'torch::ones()' is copied to the GPU by 'cuda()' on each of 100 iterations of the loop at line 58; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor 'Batch' created on the host by 'torch::ones()' is copied to the GPU by 'cuda()' on each of 100 iterations of the loop at line 59; pass the device to the factory to create it there directly [xfer-create-on-device]
     // CHECK-NOTES: :[[@LINE-3]]:27: note: 'Batch' is created on the host here
     // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
     (void)OnGpu;
@@ -71,7 +72,7 @@ void inLambdas(std::vector<int64_t> Sizes) {
   (void)Make;
   std::for_each(Sizes.begin(), Sizes.end(),
                 [](int64_t N) { (void)torch::randn({N}).cuda(); });
-                // CHECK-MESSAGES: :[[@LINE-1]]:57: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'cuda()' on every iteration of the std::for_each at line 72; pass the device to the factory to create it there directly [xfer-create-on-device]
+                // CHECK-MESSAGES: :[[@LINE-1]]:57: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'cuda()' on every iteration of the std::for_each at line 73; pass the device to the factory to create it there directly [xfer-create-on-device]
                 // CHECK-NOTES: :[[@LINE-3]]:3: note: std::for_each starts here
 }
 

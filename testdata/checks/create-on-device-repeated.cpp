@@ -1,0 +1,29 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-create-on-device
+// By default only creations that run repeatedly are reported: in a loop,
+// in a module's forward(), or in a function called in a loop. One-time
+// setup (constructors, code before the loop) is not worth a warning
+// (ReportOneTimeCreations reports it; see create-on-device.cpp).
+#include <torch/torch.h>
+
+struct Net : torch::nn::Module {
+  explicit Net(torch::Device D)
+      : Scale(torch::ones({4}).to(D)) {} // once: not reported
+  torch::Tensor forward(torch::Tensor X) {
+    auto Bias = torch::zeros({4}).to(X.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+    return X.mul(Scale).add(Bias);
+  }
+  torch::Tensor Scale;
+};
+
+static torch::Tensor noise(torch::Device D) {
+  return torch::randn({4}).to(D);
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: tensor created on the host by 'torch::randn()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+}
+
+void train(Net &Model, torch::Device D, int Steps) {
+  auto Target = torch::zeros({4}).to(D); // once, before the loop
+  for (int I = 0; I < Steps; ++I)
+    (void)Model.forward(noise(D)).sub(Target);
+}
