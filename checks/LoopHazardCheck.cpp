@@ -19,6 +19,7 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
           Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
       ReportSetupAndTimingLoops(
           Options.getLocalOrGlobal("ReportSetupAndTimingLoops", false)),
+      ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
 void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -27,6 +28,7 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ProjectUsesCuda", ProjectUsesCuda);
   Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
   Options.store(Opts, "ReportSetupAndTimingLoops", ReportSetupAndTimingLoops);
+  Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -45,6 +47,15 @@ LoopRole LoopHazardCheck::roleOf(const Stmt *Loop, ASTContext &Ctx) {
 }
 
 void LoopHazardCheck::onStartOfTranslationUnit() {
+  if (!ProjectIndex.empty() && !Facts) {
+    llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded =
+        ProjectFacts::load(ProjectIndex);
+    if (Loaded)
+      Facts = *Loaded;
+    else
+      configurationDiag("cannot read the project index: %0")
+          << llvm::toString(Loaded.takeError());
+  }
   LoopRoles.clear();
   Evidence.reset();
   Summaries.reset();
@@ -73,7 +84,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
   if (!Devices) {
-    Devices = std::make_unique<DeviceInference>(Ctx);
+    Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
     Summaries =
         std::make_unique<CallSummaries>(*Devices, ReportUnknownPlacement);
   }
@@ -98,7 +109,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
   if (H->IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
-      !translationUnitUsesCuda(Ctx))
+      !(Facts && Facts->usesCuda()) && !translationUnitUsesCuda(Ctx))
     return;
   // A sync right before or after a clock reading makes a measurement right.
   if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&

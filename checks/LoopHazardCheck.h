@@ -14,6 +14,7 @@
 #include "analysis/CudaEvidence.h"
 #include "analysis/DeviceInference.h"
 #include "analysis/LoopContext.h"
+#include "analysis/ProjectFacts.h"
 #include "analysis/TransferHazards.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
@@ -67,6 +68,10 @@ private:
   const bool ProjectUsesCuda;
   const bool ReportUnknownPlacement;
   const bool ReportSetupAndTimingLoops;
+  /// The program's facts across translation units (option ProjectIndex,
+  /// written by xfer-tidy's first pass), or null.
+  const std::string ProjectIndex;
+  std::shared_ptr<const ProjectFacts> Facts;
   std::optional<CudaEvidence> Evidence;
   llvm::DenseMap<const Stmt *, LoopRole> LoopRoles;
   std::unique_ptr<DeviceInference> Devices;

@@ -4,6 +4,7 @@
 #include "CreateOnDeviceCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "PageableAsyncCopyCheck.h"
+#include "ProjectFactsCheck.h"
 #include "SyncInLoopCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -19,6 +20,8 @@ public:
     Factories.registerCheck<PageableAsyncCopyCheck>(
         "xfer-pageable-async-copy");
     Factories.registerCheck<SyncInLoopCheck>("xfer-sync-in-loop");
+    // Run by xfer-tidy before the checks; see ProjectFactsCheck.h.
+    Factories.registerCheck<ProjectFactsCheck>("xferindex-project-facts");
   }
 };
 

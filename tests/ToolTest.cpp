@@ -145,6 +145,43 @@ int main() { return train(torch::Device(torch::kCUDA), 10) > 0; }
   EXPECT_NE(std::string::npos, Together.Out.find(Warning)) << Together.Out;
 }
 
+// A parameter of a function no caller in its own file passes takes the
+// placement callers in other files pass (through the project index the
+// first pass writes); --no-index analyses each file on its own.
+TEST_F(ToolTest, ParametersTakeTheirCallersPlacementAcrossFiles) {
+  std::string Loss = write("loss.cpp", R"cpp(#include <torch/torch.h>
+float report(torch::Tensor L, int Steps) {
+  float Sum = 0;
+  for (int I = 0; I < Steps; ++I)
+    Sum += L.mean().item<float>();
+  return Sum;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <torch/torch.h>
+float report(torch::Tensor L, int Steps);
+int main() { return report(torch::ones({4}, torch::kCUDA), 3) > 0; }
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  const std::string Warning =
+      "loss.cpp:5:21: warning: 'item<float>()' synchronizes with the GPU on "
+      "every iteration of the loop at line 4";
+  RunOutcome Together =
+      run(Tool, {"--index=" + Index, Loss, Main, "--", "-std=c++17",
+                 "-isystem", StubInclude});
+  EXPECT_EQ(1, Together.Status) << Together.Err;
+  EXPECT_NE(std::string::npos, Together.Out.find(Warning)) << Together.Out;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Written =
+      llvm::MemoryBuffer::getFile(Index);
+  ASSERT_TRUE(static_cast<bool>(Written));
+  EXPECT_NE(std::string::npos,
+            (*Written)->getBuffer().find("\"report/2\":[\"cuda\",null]"))
+      << (*Written)->getBuffer().str();
+
+  RunOutcome Separately = run(Tool, {"--no-index", Loss, Main, "--",
+                                     "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(0, Separately.Status) << Separately.Out << Separately.Err;
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

@@ -18,6 +18,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -82,6 +83,15 @@ cl::opt<std::string> CudaPath(
     "cuda-path",
     cl::desc("CUDA toolkit to parse CUDA sources against (default: "
              "$CUDA_PATH, $CUDA_HOME, the build's toolkit, /usr/local/cuda)"),
+    cl::cat(XferCategory));
+cl::opt<std::string> IndexFile(
+    "index",
+    cl::desc("Where the first pass writes the program's facts across "
+             "translation units (default: a temporary file)"),
+    cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<bool> NoIndex(
+    "no-index",
+    cl::desc("No first pass: analyse each translation unit on its own"),
     cl::cat(XferCategory));
 cl::opt<std::string> CostModelFile(
     "cost-model",
@@ -151,24 +161,6 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
 }
 
 } // namespace
-
-/// True if the source file \p Path is CUDA or names a CUDA device the way
-/// CudaEvidence does (kCUDA, DeviceType::CUDA, .cuda(), torch::cuda::, a
-/// "cuda..." device string): a cheap look at the text, before parsing.
-static bool sourceNamesCuda(const std::string &Path) {
-  StringRef Extension = sys::path::extension(Path);
-  if (Extension == ".cu" || Extension == ".cuh")
-    return true;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return false;
-  StringRef Text = (*Buffer)->getBuffer();
-  for (StringRef Marker : {"kCUDA", "DeviceType::CUDA", ".cuda()",
-                           "torch::cuda::", "\"cuda", "cuda_runtime"})
-    if (Text.contains(Marker))
-      return true;
-  return false;
-}
 
 int main(int argc, const char **argv) {
   InitLLVM Init(argc, argv);
@@ -265,12 +257,6 @@ int main(int argc, const char **argv) {
     if (!sys::fs::exists(File))
       return inputError(File + ": no such file");
 
-  // The translation units of one run are one program: LibTorch code that
-  // takes its device from another file (main.cpp picks kCUDA, train.cpp
-  // takes a torch::Device) is checked when any of them uses CUDA.
-  if (Files.size() > 1 && llvm::any_of(Files, sourceNamesCuda))
-    Options.GlobalCheckOptions.emplace_back("ProjectUsesCuda", "true");
-
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
   xfer::CudaAnalysisSetup Cuda{
       xfer::detectCudaPath(CudaPath, XFER_DEFAULT_CUDA_PATH)};
@@ -278,6 +264,23 @@ int main(int argc, const char **argv) {
   Options.CommandAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
   Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
+
+  // The translation units of one run are one program: a first pass
+  // collects where each call's arguments live and which units use CUDA,
+  // so that train.cpp sees the device main.cpp chose.
+  if (!NoIndex && (Files.size() > 1 || !IndexFile.empty())) {
+    std::string Index = IndexFile;
+    if (Error Failed = xfer::writeProjectIndex(*Database, Files, Options,
+                                               Index))
+      return inputError(toString(std::move(Failed)));
+    Options.GlobalCheckOptions.emplace_back("ProjectIndex", Index);
+  }
+  auto RemoveIndex = llvm::make_scope_exit([&] {
+    if (IndexFile.empty())
+      for (const auto &[Key, Value] : Options.GlobalCheckOptions)
+        if (Key == "ProjectIndex")
+          sys::fs::remove(Value);
+  });
 
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
 

@@ -1,6 +1,10 @@
 //===--- XferTidyRunner.cpp - runs the checks through clang-tidy's engine -===//
 
 #include "XferTidyRunner.h"
+#include "analysis/ProjectFacts.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -251,6 +255,55 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
   }
   return Merged;
+}
+
+llvm::Error writeProjectIndex(const tooling::CompilationDatabase &Database,
+                              const std::vector<std::string> &Files,
+                              const RunOptions &Options,
+                              std::string &IndexPath) {
+  llvm::SmallString<128> FactsDirectory;
+  if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(
+          "xfer-tidy-facts", FactsDirectory))
+    return llvm::createStringError(EC, "cannot create a directory for the "
+                                       "project facts: %s",
+                                   EC.message().c_str());
+  auto RemoveFacts = llvm::make_scope_exit(
+      [&] { llvm::sys::fs::remove_directories(FactsDirectory); });
+
+  RunOptions First = Options;
+  First.Checks = "-*,xferindex-project-facts";
+  First.GlobalCheckOptions.emplace_back(
+      "xferindex-project-facts.OutputDirectory", FactsDirectory.str().str());
+  runChecks(Database, Files, First); // errors are reported by the real run
+
+  clang::tidy::xfer::ProjectFacts Merged;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(FactsDirectory, EC), End;
+       It != End && !EC; It.increment(EC)) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+        llvm::MemoryBuffer::getFile(It->path());
+    if (!Buffer)
+      continue;
+    if (llvm::Expected<llvm::json::Value> Unit =
+            llvm::json::parse((*Buffer)->getBuffer()))
+      Merged.merge(*Unit);
+    else
+      llvm::consumeError(Unit.takeError());
+  }
+
+  if (IndexPath.empty()) {
+    llvm::SmallString<128> Temporary;
+    if (std::error_code TempEC = llvm::sys::fs::createTemporaryFile(
+            "xfer-tidy-index", "json", Temporary))
+      return llvm::createStringError(TempEC, "cannot create the project "
+                                             "index: %s",
+                                     TempEC.message().c_str());
+    IndexPath = Temporary.str().str();
+  }
+  return llvm::writeToOutput(IndexPath, [&](llvm::raw_ostream &OS) {
+    OS << Merged.toJSON();
+    return llvm::Error::success();
+  });
 }
 
 } // namespace xfer

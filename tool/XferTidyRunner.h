@@ -68,6 +68,14 @@ RunResult runChecks(const clang::tooling::CompilationDatabase &Database,
                     const std::vector<std::string> &Files,
                     const RunOptions &Options);
 
+/// The first pass over a program: collects every translation unit's facts
+/// (see checks/analysis/ProjectFacts.h) with the same commands and options,
+/// merges them and writes the project index to \p IndexPath (a new
+/// temporary file when empty; set on return).
+llvm::Error writeProjectIndex(const clang::tooling::CompilationDatabase &Database,
+                              const std::vector<std::string> &Files,
+                              const RunOptions &Options, std::string &IndexPath);
+
 } // namespace xfer
 
 #endif // XFER_TIDY_TOOL_XFERTIDYRUNNER_H

@@ -150,7 +150,11 @@ bool isTensorFactory(const FunctionDecl *D) {
   return llvm::StringSwitch<bool>(D->getName())
       .Cases("randn", "rand", "randint", "randperm", "zeros", "ones", true)
       .Cases("empty", "full", "arange", "linspace", "logspace", "eye", true)
-      .Cases("tensor", "scalar_tensor", "normal", true)
+      .Cases("tensor", "scalar_tensor", "normal", "range", "empty_strided",
+             true)
+      // Created where their argument is, unless options name a device.
+      .Cases("zeros_like", "ones_like", "empty_like", "full_like", true)
+      .Cases("rand_like", "randn_like", "randint_like", true)
       .Default(false);
 }
 

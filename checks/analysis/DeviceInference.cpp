@@ -3,6 +3,7 @@
 #include "analysis/DeviceInference.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/ProjectFacts.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -341,6 +342,9 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       const Expr *Options = optionsArgument(Call);
       std::optional<PlacementFact> Device =
           Options ? evaluateDevice(Options) : std::nullopt;
+      if (!Device && Torch->Spelling.find("_like(") != std::string::npos &&
+          Call->getNumArgs())
+        return evaluateTensor(Call->getArg(0)); // zeros_like(t): where t is
       if (!Device)
         return fact(Placement::Cpu, Call,
                     "created on the host by " + Torch->Spelling +
@@ -451,8 +455,10 @@ DeviceInference::evaluateDevice(const Expr *Original) {
   // helper's result) is a run-time choice: the program is written for
   // either device, like one taking a torch::Device parameter.
   if (Result && Result->Where == Placement::Unknown) {
+    const Expr *Value = stripValueWrappers(Original); // through conversions
     const CXXRecordDecl *RD =
-        Original->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        Value ? Value->getType().getNonReferenceType()->getAsCXXRecordDecl()
+              : nullptr;
     if (RD && isNamed(RD, "Device"))
       return fact(Placement::MaybeCuda, Original, "a device chosen at run time");
   }
@@ -1199,6 +1205,15 @@ PlacementFact DeviceInference::joinKnown(llvm::ArrayRef<const Expr *> Sources,
   return Result ? *Result : PlacementFact{};
 }
 
+Placement DeviceInference::argumentPlacement(const Expr *Arg,
+                                            QualType ParamType) {
+  ValueKind Kind = kindOfType(ParamType);
+  if (Kind == ValueKind::None)
+    return Placement::Unknown;
+  std::optional<PlacementFact> Result = evaluate(Arg, Kind);
+  return Result ? Result->Where : Placement::Unknown;
+}
+
 llvm::ArrayRef<const CallExpr *>
 DeviceInference::callSitesOf(const FunctionDecl *Function) {
   const auto &CallSites = userCode().CallSites;
@@ -1228,6 +1243,15 @@ PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
   }
   PlacementFact Final =
       joinKnown(Arguments, Kind, "passed different placements by its callers");
+  if (std::optional<Placement> Elsewhere =
+          Facts ? Facts->parameter(Function, Index) : std::nullopt) {
+    if (Final.Where == Placement::Unknown)
+      Final = fact(*Elsewhere, nullptr,
+                   "passed by callers in other files of the program");
+    else if (Final.Where != *Elsewhere)
+      Final = fact(joinPlacements(Final.Where, *Elsewhere), nullptr,
+                   "passed different placements by its callers");
+  }
   ParametersInProgress.erase(Param);
   if (Final.Where != Placement::Unknown && Final.Origin)
     Final.Reason += " (argument of '" + Function->getNameAsString() + "')";

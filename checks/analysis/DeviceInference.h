@@ -57,9 +57,19 @@ struct PlacementFact {
   std::string Reason;
 };
 
+class ProjectFacts;
+
 class DeviceInference {
 public:
-  explicit DeviceInference(ASTContext &Ctx) : Ctx(Ctx) {}
+  /// \p Facts, when given, adds the callers in other translation units of
+  /// the program to each parameter's placement.
+  explicit DeviceInference(ASTContext &Ctx,
+                           const ProjectFacts *Facts = nullptr)
+      : Ctx(Ctx), Facts(Facts) {}
+
+  /// Placement of the argument \p Arg passed for a parameter of type
+  /// \p ParamType (a tensor, device, module or pointer).
+  Placement argumentPlacement(const Expr *Arg, QualType ParamType);
 
   /// Placement of the tensor \p E evaluates to.
   PlacementFact tensorPlacement(const Expr *E);
@@ -166,6 +176,7 @@ private:
   llvm::DenseSet<const ParmVarDecl *> ParametersInProgress;
 
   ASTContext &Ctx;
+  const ProjectFacts *Facts;
   llvm::DenseSet<const FunctionDecl *> ScannedFunctions;
   llvm::DenseMap<const VarDecl *, DefinitionList> Definitions;
   /// Definitions being evaluated: a loop-carried definition may depend on

@@ -5,6 +5,7 @@
 // setup (constructors, code before the loop) is not worth a warning
 // (ReportOneTimeCreations reports it; see create-on-device.cpp).
 #include <torch/torch.h>
+#include <memory>
 
 struct Net : torch::nn::Module {
   explicit Net(torch::Device D)
@@ -26,4 +27,19 @@ void train(Net &Model, torch::Device D, int Steps) {
   auto Target = torch::zeros({4}).to(D); // once, before the loop
   for (int I = 0; I < Steps; ++I)
     (void)Model.forward(noise(D)).sub(Target);
+}
+
+// A device held through a pointer is a run-time choice; zeros_like creates
+// where its argument is.
+void likeAndPointers(std::shared_ptr<torch::Device> Where, int Steps) {
+  auto OnGpu = torch::ones({4}, torch::kCUDA);
+  auto OnHost = torch::ones({4});
+  for (int I = 0; I < Steps; ++I) {
+    auto A = torch::zeros({4}).to(*Where);
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
+    auto B = torch::zeros_like(OnHost).to(*Where);
+    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: tensor created on the host by 'torch::zeros_like()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
+    auto C = torch::zeros_like(OnGpu).to(*Where); // already on the GPU
+    (void)A; (void)B; (void)C;
+  }
 }

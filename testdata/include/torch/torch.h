@@ -206,6 +206,8 @@ inline at::Tensor empty(at::IntArrayRef Size, at::TensorOptions Options = {}) {
 }
 inline at::Tensor tensor(std::initializer_list<float> Values,
                          at::TensorOptions Options = {});
+inline at::Tensor zeros_like(const at::Tensor &Like,
+                             at::TensorOptions Options = {});
 namespace detail {
 // torch::tensor(2.0) is a 0-dim tensor; torch::tensor({1, 2}) has a dim.
 class TensorDataContainer {
