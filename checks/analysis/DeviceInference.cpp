@@ -399,7 +399,15 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     }
     return Self;
   }
-  bool IsUserFunction = !isInTorchNamespace(Callee);
+  // outputs[0], results.at(i), batch.front() of a container of tensors:
+  // where the container's tensors are.
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+      Method && Object && isTensorLikeType(Object->getType()) &&
+      Method->getParent()->isInStdNamespace())
+    return evaluateTensor(Object);
+  bool IsUserFunction = !isInTorchNamespace(Callee) &&
+                        !Ctx.getSourceManager().isInSystemHeader(
+                            Callee->getLocation());
   // Modules (torch::nn::*Impl, Module, ModuleHolder) run where their
   // inputs are.
   // So do the user's own modules: a forward() reads the module's

@@ -66,3 +66,13 @@ void unknownParameter(torch::Tensor Loss, int Iters) {
   for (int I = 0; I < Iters; ++I)
     std::cout << Loss.item<float>() << "\n";
 }
+
+// An element of a std::vector of tensors is where the pushed tensors are.
+void containers(int Steps) {
+  std::vector<torch::Tensor> Outputs;
+  Outputs.push_back(torch::ones({4}, Gpu));
+  for (int I = 0; I < Steps; ++I)
+    (void)Outputs[0].mean().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 74: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+}
