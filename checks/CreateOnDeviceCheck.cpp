@@ -213,6 +213,19 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // The tensor moved: a factory call right there, or a local variable
   // initialised by one and used for nothing else.
   const Expr *Object = M->Call->getImplicitObjectArgument();
+  // torch::ones(1).to(torch::kBool).to(device): a dtype conversion on the
+  // way changes nothing about where the tensor was made.
+  bool ThroughDtypeConversion = false;
+  while (const auto *Convert = dyn_cast_or_null<CXXMemberCallExpr>(
+             ignoreCopiesAndConversions(Object))) {
+    std::optional<TorchCall> Torch = identifyTorchCall(Convert);
+    if (!Torch || Torch->Op != TorchOp::To || Convert->getNumArgs() == 0 ||
+        isTensorType(Convert->getArg(0)->getType()) ||
+        Devices->deviceValue(Convert->getArg(0)))
+      break;
+    Object = Convert->getImplicitObjectArgument();
+    ThroughDtypeConversion = true;
+  }
   const CallExpr *Factory = asFactoryCall(Object);
   const VarDecl *Variable = nullptr;
   if (!Factory) {
@@ -259,7 +272,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     // The fix rewrites `factory(args).to(device)` as
     // `factory(args, device)`: only in the direct chain, where nothing else
     // sees the host tensor, and only where the result is the same tensor.
-    bool Fixable = !Variable && M->OnlyDevice &&
+    bool Fixable = !Variable && !ThroughDtypeConversion && M->OnlyDevice &&
                    !Result.Nodes.getNodeAs<Expr>("instantiated") &&
                    (FixRandomFactories || !isRandomFactory(Factory));
     // Moving the device expression ahead of the factory's arguments must

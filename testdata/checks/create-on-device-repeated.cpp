@@ -43,3 +43,12 @@ void likeAndPointers(std::shared_ptr<torch::Device> Where, int Steps) {
     (void)A; (void)B; (void)C;
   }
 }
+
+// A dtype conversion between the factory and the move changes nothing.
+void throughDtype(torch::Device D, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    auto Flags = torch::ones({4}).to(torch::kLong).to(D);
+    // CHECK-MESSAGES: :[[@LINE-1]]:52: warning: tensor created on the host by 'torch::ones()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 49; pass the device to the factory to create it there directly [xfer-create-on-device]
+    (void)Flags;
+  }
+}
