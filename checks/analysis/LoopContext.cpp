@@ -287,6 +287,21 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
     explicit Finder(const SourceManager &SM) : SM(SM) {}
     bool VisitCallExpr(CallExpr *Call) {
       const FunctionDecl *Callee = Call->getDirectCallee();
+      // Collating a batch (moving, converting or creating tensors element
+      // by element) is not the batch loop's compute.
+      if (std::optional<TorchCall> Torch = identifyTorchCall(Call))
+        switch (Torch->Op) {
+        case TorchOp::To:
+        case TorchOp::Cpu:
+        case TorchOp::Cuda:
+        case TorchOp::Copy:
+        case TorchOp::PinMemory:
+        case TorchOp::Factory:
+        case TorchOp::FromBlob:
+          return true;
+        default:
+          break;
+        }
       if (isa<CUDAKernelCallExpr>(Call) || !Callee) {
         Found = true;
       } else if (isa<CXXConversionDecl>(Callee)) {

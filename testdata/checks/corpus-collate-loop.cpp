@@ -1,0 +1,20 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop
+// Corpus: an inner loop that only collates a batch (moving or converting
+// tensors element by element) is not the batch loop of an epoch, so the
+// read-back after it still runs on every batch.
+#include <torch/torch.h>
+#include <vector>
+
+void trainStep(
+    std::vector<std::vector<torch::Tensor>> &Batches, int Size) {
+  for (auto &Batch : Batches) {
+    std::vector<torch::Tensor> Images;
+    for (int I = 0; I < Size; ++I)
+      Images.push_back(Batch[I].to(torch::kCUDA));
+    auto Loss = torch::stack(Images).mean();
+    (void)Loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
