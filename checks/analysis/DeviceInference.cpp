@@ -950,7 +950,9 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
   // A variable captured by a lambda is read where the lambda is written.
   if (const LambdaExpr *Lambda = outermostLambdaCapturing(Use, Var))
     Use = Lambda;
-  const DefinitionList &Defs = definitionsOf(Var);
+  // A copy: evaluating a definition can scan other functions, which grows
+  // Definitions and would leave a reference into it dangling.
+  const DefinitionList Defs = definitionsOf(Var);
   const SourceManager &SM = Ctx.getSourceManager();
 
   std::optional<PlacementFact> Result;

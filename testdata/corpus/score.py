@@ -101,7 +101,8 @@ def run_project(tool, root, manifest, jobs, timeout):
         if not os.path.exists(out):
             return {"status": "crash" if status not in (0, 1, 2) else
                     "no-output", "findings": [], "seconds": seconds,
-                    "missing": missing, "stderr": proc.stderr[-2000:]}
+                    "missing": missing, "stderr": proc.stderr[-4000:],
+                    "exitStatus": status}
         with open(out, encoding="utf-8") as f:
             report = json.load(f)
     return {"status": status, "findings": report["findings"],
@@ -209,7 +210,7 @@ def main():
         results[project["project"]] = dict(
             status=run["status"], seconds=round(run["seconds"], 1),
             findings=rows, misses=misses, errors=dict(errors),
-            missingFiles=run["missing"])
+            missingFiles=run["missing"], stderr=run.get("stderr", ""))
         print(f"| {project['project']} | {project['half']} | "
               f"{len(manifest['files'].split())} | {len(errors)} | "
               f"{tp + fp + c['duplicate']} | {tp} | {fp} | {miss} | "
