@@ -19,6 +19,8 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
           Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
       ReportSetupAndTimingLoops(
           Options.getLocalOrGlobal("ReportSetupAndTimingLoops", false)),
+      ReportEvaluationLoops(
+          Options.getLocalOrGlobal("ReportEvaluationLoops", false)),
       ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
@@ -28,6 +30,7 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ProjectUsesCuda", ProjectUsesCuda);
   Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
   Options.store(Opts, "ReportSetupAndTimingLoops", ReportSetupAndTimingLoops);
+  Options.store(Opts, "ReportEvaluationLoops", ReportEvaluationLoops);
   Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
@@ -120,6 +123,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (!ReportSetupAndTimingLoops &&
       llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
         return roleOf(Loop.Loop, Ctx) == LoopRole::Steady;
+      }))
+    return;
+  // Evaluation once per epoch is periodic work the user wants.
+  if (!ReportEvaluationLoops &&
+      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return roleOf(Loop.Loop, Ctx) == LoopRole::Evaluation;
       }))
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))

@@ -68,6 +68,7 @@ private:
   const bool ProjectUsesCuda;
   const bool ReportUnknownPlacement;
   const bool ReportSetupAndTimingLoops;
+  const bool ReportEvaluationLoops;
   /// The program's facts across translation units (option ProjectIndex,
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;

@@ -26,6 +26,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -101,6 +102,19 @@ cl::opt<std::string> CostModelFile(
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
     cl::init(XFER_CLANG_RESOURCE_DIR), cl::cat(XferCategory));
+cl::opt<std::string> HeaderFilter(
+    "header-filter",
+    cl::desc("Regular expression of the headers whose findings are shown, "
+             "as clang-tidy's; overrides .clang-tidy's HeaderFilterRegex "
+             "(default: the project's own headers, i.e. everything under the "
+             "git work tree of the first source, or under the directory "
+             "holding all sources)"),
+    cl::value_desc("regex"), cl::cat(XferCategory));
+cl::opt<std::string> ExcludeHeaderFilter(
+    "exclude-header-filter",
+    cl::desc("Regular expression of headers whose findings are not shown, "
+             "even when --header-filter matches them"),
+    cl::value_desc("regex"), cl::cat(XferCategory));
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List the enabled checks and exit"),
                          cl::cat(XferCategory));
@@ -256,6 +270,19 @@ int main(int argc, const char **argv) {
   for (const std::string &File : Files)
     if (!sys::fs::exists(File))
       return inputError(File + ": no such file");
+  Options.DefaultHeaderFilter = xfer::projectHeaderFilter(Files);
+  if (HeaderFilter.getNumOccurrences())
+    Options.HeaderFilter = HeaderFilter;
+  if (ExcludeHeaderFilter.getNumOccurrences())
+    Options.ExcludeHeaderFilter = ExcludeHeaderFilter;
+  for (const auto &[Name, Pattern] :
+       {std::pair{"--header-filter", &Options.HeaderFilter},
+        std::pair{"--exclude-header-filter", &Options.ExcludeHeaderFilter}}) {
+    std::string Invalid;
+    if (*Pattern && !Regex(**Pattern).isValid(Invalid))
+      return inputError(Twine(Name) + ": invalid regular expression '" +
+                        **Pattern + "': " + Invalid);
+  }
 
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
   xfer::CudaAnalysisSetup Cuda{

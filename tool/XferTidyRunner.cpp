@@ -5,6 +5,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -17,6 +19,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/ThreadPool.h"
 #include <mutex>
+#include <set>
+#include <tuple>
 
 using namespace clang;
 using namespace clang::tidy;
@@ -67,6 +71,16 @@ public:
     return std::make_unique<DeviceBodySkippingConsumer>(std::move(Consumer));
   }
 
+protected:
+  bool BeginSourceFileAction(CompilerInstance &Compiler) override {
+    // A missing third-party header is a fatal error, after which clang
+    // skips every further #include and the rest of the file would yield no
+    // findings. As an error, the code that does not depend on the header
+    // still parses and is analysed.
+    Compiler.getDiagnostics().setFatalsAsError(true);
+    return true;
+  }
+
 private:
   ClangTidyASTConsumerFactory &Factory;
   bool SkipDeviceBodies;
@@ -93,6 +107,8 @@ public:
     // Diagnostics are reported through clang-tidy's consumer; without carets
     // clang does not also print "N warnings generated." on stderr.
     Invocation->getDiagnosticOpts().ShowCarets = false;
+    // Errors from a missing header cascade; none may end the analysis.
+    Invocation->getDiagnosticOpts().ErrorLimit = 0;
     // The parser consults the consumer per function only when skipping is
     // on; DeviceBodySkippingConsumer then keeps every host body.
     if (SkipDeviceBodies && Invocation->getLangOpts().CUDA)
@@ -132,17 +148,19 @@ makeOptionsProvider(const RunOptions &Options,
   ClangTidyOptions Override;
   if (!Options.Checks.empty())
     Override.Checks = Options.Checks;
+  Override.HeaderFilterRegex = Options.HeaderFilter;
+  Override.ExcludeHeaderFilterRegex = Options.ExcludeHeaderFilter;
+  ClangTidyOptions Defaults = defaultXferOptions(Options.DefaultHeaderFilter);
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
   if (!Options.Config.empty()) {
     llvm::ErrorOr<ClangTidyOptions> Parsed =
         parseConfiguration(llvm::MemoryBufferRef(Options.Config, "--config"));
     if (Parsed)
-      return std::make_unique<ConfigOptionsProvider>(
-          Global, defaultXferOptions(), *Parsed, Override, FS);
+      return std::make_unique<ConfigOptionsProvider>(Global, Defaults, *Parsed,
+                                                     Override, FS);
   }
-  return std::make_unique<FileOptionsProvider>(Global, defaultXferOptions(),
-                                               Override, FS);
+  return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
 /// Runs one batch of files with its own clang-tidy context (contexts are
@@ -221,10 +239,47 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
 
 } // namespace
 
-ClangTidyOptions defaultXferOptions() {
+ClangTidyOptions defaultXferOptions(llvm::StringRef HeaderFilter) {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
   Defaults.Checks = "-*,xfer-*";
+  Defaults.HeaderFilterRegex = HeaderFilter.str();
   return Defaults;
+}
+
+std::string projectHeaderFilter(const std::vector<std::string> &Files) {
+  if (Files.empty())
+    return "";
+  auto DirectoryOf = [](llvm::StringRef File) {
+    llvm::SmallString<256> Absolute(File);
+    llvm::sys::fs::make_absolute(Absolute);
+    llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+    return std::string(llvm::sys::path::parent_path(Absolute));
+  };
+  // The git work tree: a project's headers often sit beside, not under, the
+  // directories of its sources (include/ next to src/).
+  std::string Root;
+  const std::string First = DirectoryOf(Files.front());
+  for (llvm::StringRef Directory = First; !Directory.empty();
+       Directory = llvm::sys::path::parent_path(Directory)) {
+    llvm::SmallString<256> Git(Directory);
+    llvm::sys::path::append(Git, ".git");
+    if (llvm::sys::fs::exists(Git)) {
+      Root = Directory.str();
+      break;
+    }
+  }
+  if (Root.empty()) {
+    Root = First;
+    for (const std::string &File : Files) {
+      std::string Directory = DirectoryOf(File);
+      while (!Root.empty() && Directory != Root &&
+             !llvm::StringRef(Directory).starts_with(Root + "/"))
+        Root = llvm::sys::path::parent_path(Root).str();
+    }
+  }
+  if (Root.empty() || Root == "/")
+    return ".*";
+  return "^" + llvm::Regex::escape(Root) + "/";
 }
 
 RunResult runChecks(const tooling::CompilationDatabase &Database,
@@ -245,10 +300,15 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
     });
   Pool.wait();
 
+  // A finding in a header that several batches include is reported once.
   RunResult Merged;
+  std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
   for (RunResult &Part : Partial) {
     for (ClangTidyError &Error : Part.Diagnostics)
-      Merged.Diagnostics.push_back(std::move(Error));
+      if (Seen.emplace(Error.DiagnosticName, Error.Message.FilePath,
+                       Error.Message.FileOffset, Error.Message.Message)
+              .second)
+        Merged.Diagnostics.push_back(std::move(Error));
     for (std::string &File : Part.FilesWithErrors)
       Merged.FilesWithErrors.push_back(std::move(File));
     if (Merged.EnabledChecks.empty())

@@ -15,6 +15,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ struct RunOptions {
   bool SkipDeviceFunctionBodies = true;
   /// Parallel translation units.
   unsigned Jobs = 1;
+  /// Headers whose findings are shown, as clang-tidy's --header-filter:
+  /// \c HeaderFilter (command line) overrides any configuration, which
+  /// overrides \c DefaultHeaderFilter (the project's own headers).
+  std::optional<std::string> HeaderFilter;
+  std::optional<std::string> ExcludeHeaderFilter;
+  std::string DefaultHeaderFilter;
   /// Files served from memory, over the real file system: (path, contents).
   std::vector<std::pair<std::string, std::string>> VirtualFiles;
 };
@@ -59,8 +66,15 @@ struct RunResult {
   std::vector<std::string> EnabledChecks;
 };
 
-/// The clang-tidy options every file starts from (checks "-*,xfer-*").
-clang::tidy::ClangTidyOptions defaultXferOptions();
+/// The clang-tidy options every file starts from (checks "-*,xfer-*",
+/// findings shown in headers matching \p HeaderFilter).
+clang::tidy::ClangTidyOptions
+defaultXferOptions(llvm::StringRef HeaderFilter = "");
+
+/// A header filter that matches the files of the project \p Files belong
+/// to: everything under the root of their git work tree, or, outside one,
+/// under the deepest directory that holds all of them.
+std::string projectHeaderFilter(const std::vector<std::string> &Files);
 
 /// Runs the enabled xfer-* checks over \p Files with the commands in
 /// \p Database.

@@ -594,11 +594,67 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
          (std::next(It) != Body.end() && callsTimer(*std::next(It)));
 }
 
+/// True if running \p S takes a training step: calls backward() or an
+/// optimizer's step(), directly or through functions defined here.
+bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
+                       llvm::DenseSet<const FunctionDecl *> &Visited,
+                       unsigned Depth = 0) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const SourceManager &SM;
+    llvm::DenseSet<const FunctionDecl *> &Visited;
+    unsigned Depth;
+    bool Found = false;
+    Finder(const SourceManager &SM, decltype(Visited) Visited, unsigned Depth)
+        : SM(SM), Visited(Visited), Depth(Depth) {}
+    bool VisitCallExpr(CallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || !Callee->getIdentifier())
+        return true;
+      llvm::StringRef Name = Callee->getName();
+      if (Name == "backward" ||
+          (Name == "step" && isa<CXXMemberCallExpr>(Call) &&
+           isInTorchNamespace(Callee))) {
+        Found = true;
+        return false;
+      }
+      if (Depth < 3 && Visited.insert(Callee).second &&
+          !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+        if (const FunctionDecl *Definition = Callee->getDefinition();
+            Definition && Definition->hasBody())
+          Found = takesTrainingStep(Definition->getBody(), SM, Visited,
+                                    Depth + 1);
+      return !Found;
+    }
+  } F(SM, Visited, Depth);
+  F.TraverseStmt(const_cast<Stmt *>(S));
+  return F.Found;
+}
+
+/// True if \p Loop is an evaluation pass: it takes no training step, and
+/// the loop that encloses it takes one elsewhere in its body.
+bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Outer = nullptr;
+  for (const Stmt *P = parentStmt(Loop, Ctx); P && !Outer;
+       P = parentStmt(P, Ctx))
+    if (isLoopStmt(P))
+      Outer = P;
+  if (!Outer)
+    return false;
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  if (takesTrainingStep(Loop, SM, Visited))
+    return false;
+  Visited.clear();
+  return takesTrainingStep(Outer, SM, Visited);
+}
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::DenseMap<const FunctionDecl *, bool> Memo;
   if (!queuesDeviceWork(Loop, SM, Memo, 0))
     return LoopRole::SetupOrTeardown;
+  if (isEvaluationPass(Loop, Ctx))
+    return LoopRole::Evaluation;
   // A loop between two clock readings repeats its work to time it.
   const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
   if (!Block)

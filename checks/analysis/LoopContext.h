@@ -69,12 +69,17 @@ enum class LoopRole {
   SetupOrTeardown, // queues no device work (allocating or freeing per
                    // element, copying inputs in): one-time costs
   TimingHarness,   // between two clock readings: repeats work to time it
+  Evaluation,      // a pass over evaluation data beside the training loop
+                   // of the same epoch: periodic evaluation, run once per
+                   // epoch
 };
 
 /// Classifies \p Loop: no kernel launch, LibTorch operation, CUDA library
 /// routine or call to user code that performs one makes it setup or
 /// teardown; a timer read within three statements before and after it makes
-/// it a timing harness.
+/// it a timing harness. A loop that takes no training step (backward(), an
+/// optimizer's step()) while a loop or call beside it in the same enclosing
+/// loop does is an evaluation pass.
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
 
 /// True if \p S sits next to a clock reading (the statement before or after

@@ -1,0 +1,69 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// An evaluation pass once per epoch, beside the training loop of the same
+// epoch, is periodic evaluation: its read-backs are what the user wants.
+// The training loop's own read-backs are not.
+#include <torch/torch.h>
+
+torch::Device Gpu(torch::kCUDA);
+
+void trainAndValidate(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+                      torch::data::DataLoader<> &Train,
+                      torch::data::DataLoader<> &Valid, int Epochs) {
+  for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
+    double Sum = 0;
+    for (auto &Batch : Train) {
+      auto Loss = Model(Batch.data.to(Gpu)).mean();
+      Opt.zero_grad();
+      Loss.backward();
+      Opt.step();
+      Sum += Loss.item<double>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-7]]:5: note: loop starts here
+    }
+    Model->eval();
+    double ValidSum = 0;
+    for (auto &Batch : Valid) { // evaluation pass: silent
+      auto Loss = Model(Batch.data.to(Gpu)).mean();
+      ValidSum += Loss.item<double>();
+    }
+  }
+}
+
+// A training step taken through a helper counts as training too.
+void trainStep(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+               const torch::Tensor &X) {
+  auto Loss = Model(X).mean();
+  Loss.backward();
+  Opt.step();
+}
+
+void helperTrainsBesideEvaluation(torch::nn::Linear &Model,
+                                  torch::optim::Optimizer &Opt,
+                                  torch::data::DataLoader<> &Valid,
+                                  const torch::Tensor &X, int Epochs) {
+  for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
+    for (int Step = 0; Step < 100; ++Step)
+      trainStep(Model, Opt, X);
+    for (auto &Batch : Valid) { // evaluation pass: silent
+      auto Out = Model(Batch.data.to(Gpu));
+      float Best = Out.sum().item<float>();
+      (void)Best;
+    }
+  }
+}
+
+// Without a training loop beside it, a loop over batches is the hot loop
+// (an inference application), however it is named.
+void inferenceOnly(torch::nn::Linear &Model, torch::data::DataLoader<> &Valid,
+                   int Rounds) {
+  for (int Round = 0; Round < Rounds; ++Round) {
+    for (auto &Batch : Valid) {
+      auto Out = Model(Batch.data.to(Gpu));
+      float Score = Out.sum().item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 61: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
+      (void)Score;
+    }
+  }
+}
