@@ -1,6 +1,8 @@
 //===--- CreateOnDeviceCheck.cpp - xfer-create-on-device ------------------===//
 
 #include "CreateOnDeviceCheck.h"
+#include "analysis/ProjectFacts.h"
+#include "analysis/StepFunctions.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/LoopContext.h"
@@ -154,20 +156,18 @@ std::optional<Move> identifyMove(const CallExpr *Call,
 }
 
 /// True if \p Function runs on every step of the program rather than once:
-/// a module's forward(), or a function called in a loop (directly or
-/// through a few callers defined here). Constructors and setup run once.
+/// a module's forward(), a function called in a loop here (directly or
+/// through a few callers defined here), or one the project index knows a
+/// loop in another file calls. Constructors and setup run once.
 bool runsEveryStep(const FunctionDecl *Function, DeviceInference &Devices,
-                   ASTContext &Ctx, unsigned Depth) {
-  if (!Function || Depth > 3 || isa<CXXConstructorDecl>(Function))
+                   const ProjectFacts *Facts, ASTContext &Ctx) {
+  if (!Function || isa<CXXConstructorDecl>(Function))
     return false;
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Function);
       Method && Method->getIdentifier() && Method->getName() == "forward")
     return true;
-  for (const CallExpr *Site : Devices.callSitesOf(Function))
-    if (analyzeFrequency(Site, Ctx).inLoop() ||
-        runsEveryStep(enclosingFunction(Site, Ctx), Devices, Ctx, Depth + 1))
-      return true;
-  return false;
+  return isCalledInLoopHere(Function, Devices, Ctx) ||
+         stepPhrase(Function, Facts).has_value();
 }
 
 } // namespace
@@ -177,11 +177,13 @@ CreateOnDeviceCheck::CreateOnDeviceCheck(llvm::StringRef Name,
     : ClangTidyCheck(Name, Context),
       FixRandomFactories(Options.get("FixRandomFactories", false)),
       ReportOneTimeCreations(Options.get("ReportOneTimeCreations", false)),
+      ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
 void CreateOnDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "FixRandomFactories", FixRandomFactories);
   Options.store(Opts, "ReportOneTimeCreations", ReportOneTimeCreations);
+  Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -196,7 +198,17 @@ void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
                      this);
 }
 
-void CreateOnDeviceCheck::onStartOfTranslationUnit() { Devices.reset(); }
+void CreateOnDeviceCheck::onStartOfTranslationUnit() {
+  if (!ProjectIndex.empty() && !Facts) {
+    llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded =
+        ProjectFacts::load(ProjectIndex);
+    if (Loaded)
+      Facts = *Loaded;
+    else
+      llvm::consumeError(Loaded.takeError()); // the loop checks report it
+  }
+  Devices.reset();
+}
 
 void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
@@ -204,7 +216,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LangOpts = Ctx.getLangOpts();
   if (!Devices)
-    Devices = std::make_unique<DeviceInference>(Ctx);
+    Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
 
   std::optional<Move> M = identifyMove(Call, *Devices);
   if (!M)
@@ -251,7 +263,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   if (!ReportOneTimeCreations && !Frequency.inLoop() &&
-      !runsEveryStep(enclosingFunction(Call, Ctx), *Devices, Ctx, 0))
+      !runsEveryStep(enclosingFunction(Call, Ctx), *Devices, Facts.get(), Ctx))
     return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);

@@ -7,8 +7,11 @@
 #include "analysis/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
+#include <string>
 
 namespace clang::tidy::xfer {
+
+class ProjectFacts;
 
 /// Finds tensors that a LibTorch factory creates on the host only for them
 /// to be copied to the GPU right away (`torch::randn({N}).to(torch::kCUDA)`,
@@ -34,6 +37,8 @@ private:
   const bool FixRandomFactories;
   /// Also report creations that run once (setup, constructors).
   const bool ReportOneTimeCreations;
+  const std::string ProjectIndex;
+  std::shared_ptr<const ProjectFacts> Facts;
   std::unique_ptr<DeviceInference> Devices;
   CostCitations Costs;
 };

@@ -2,6 +2,7 @@
 
 #include "LoopHazardCheck.h"
 #include "analysis/AstUtils.h"
+#include "analysis/StepFunctions.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -100,8 +101,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (H && !ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
     return;
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
-  if (!Frequency.inLoop() ||
-      Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
+  if (!Frequency.inLoop()) {
+    if (H)
+      reportInStepFunction(Call, *H, Frequency, Ctx);
+    return;
+  }
+  if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
     return;
   const HazardPath *Path = nullptr;
   if (!H) {
@@ -142,6 +147,33 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (Path)
     noteCallChain(*Path);
   citeCost(Call, *H, Frequency, Ctx);
+}
+
+void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
+                                           const Hazard &H,
+                                           const ExecutionFrequency &Frequency,
+                                           ASTContext &Ctx) {
+  // Read-backs in a function that runs on every step although no loop is
+  // visible here: forward(), or a helper a loop in another file calls.
+  // Uploads are judged against a loop (is the source invariant?), so only
+  // read-backs are reported here.
+  if (Frequency.Guard != GuardKind::None ||
+      (H.Kind != HazardKind::HostSync &&
+       H.Kind != HazardKind::DeviceToHostCopy) ||
+      (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)))
+    return;
+  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
+  if (!Function || isTimingStatement(Call, Ctx))
+    return;
+  std::optional<std::string> Phrase = stepPhrase(Function, Facts.get());
+  // A loop here that calls the function reports at that call instead.
+  if (!Phrase || isCalledInLoopHere(Function, *Devices, Ctx))
+    return;
+  if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
+      !(Facts && Facts->usesCuda()) && !translationUnitUsesCuda(Ctx))
+    return;
+  warn(Call, H, *Phrase);
+  citeCost(Call, H, Frequency, Ctx);
 }
 
 void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,

@@ -57,6 +57,9 @@ private:
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
+  void reportInStepFunction(const CallExpr *Call, const Hazard &H,
+                            const ExecutionFrequency &Frequency,
+                            ASTContext &Ctx);
   /// The measured-cost note (see CostCitation.h).
   void citeCost(const CallExpr *Call, const Hazard &H,
                 const ExecutionFrequency &Frequency, ASTContext &Ctx);

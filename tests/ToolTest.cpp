@@ -182,6 +182,51 @@ int main() { return report(torch::ones({4}, torch::kCUDA), 3) > 0; }
   EXPECT_EQ(0, Separately.Status) << Separately.Out << Separately.Err;
 }
 
+TEST_F(ToolTest, HelpersCalledEveryStepInAnotherFileAreHot) {
+  // The helper has no loop; the training loop that calls it with a CUDA
+  // tensor on every iteration is in another file. A guarded call and an
+  // evaluation pass make nothing hot.
+  std::string Metrics = write("metrics.cpp", R"cpp(#include <torch/torch.h>
+long correct(const torch::Tensor &Out, const torch::Tensor &Target) {
+  return (Out == Target).sum().item<long>();
+}
+double logged(const torch::Tensor &Loss) { return Loss.item<double>(); }
+)cpp");
+  std::string Train = write("train.cpp", R"cpp(#include <torch/torch.h>
+long correct(const torch::Tensor &Out, const torch::Tensor &Target);
+double logged(const torch::Tensor &Loss);
+void train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+           torch::data::DataLoader<> &Loader) {
+  torch::Device Gpu(torch::kCUDA);
+  long Hits = 0;
+  int Step = 0;
+  for (auto &Batch : Loader) {
+    auto Out = Model(Batch.data.to(Gpu));
+    auto Loss = Out.mean();
+    Loss.backward();
+    Opt.step();
+    Hits += correct(Out, Batch.target.to(Gpu));
+    if (++Step % 100 == 0)
+      logged(Loss);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {Metrics, Train, "--", "-std=c++17", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("metrics.cpp:3:32: warning: 'item<long>()' "
+                       "synchronizes with the GPU on every call of "
+                       "'correct()', which runs on every iteration of the "
+                       "loop at train.cpp:9: the host waits"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("metrics.cpp:5")) << R.Out;
+
+  RunOutcome Alone = run(Tool, {"--no-index", Metrics, "--", "-std=c++17",
+                                "-isystem", StubInclude});
+  EXPECT_EQ(0, Alone.Status) << Alone.Out << Alone.Err;
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

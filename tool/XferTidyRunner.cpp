@@ -34,10 +34,14 @@ namespace xfer {
 namespace {
 
 /// Forwards to clang-tidy's consumer but lets the parser skip the bodies of
-/// functions that only run on the device.
-class DeviceBodySkippingConsumer : public MultiplexConsumer {
+/// functions the checks never look into: those that only run on the device,
+/// and those in system headers (LibTorch's and the C++ library's inline
+/// functions are most of a translation unit; the checks only see their
+/// declarations). Clang itself never skips constexpr functions or ones whose
+/// return type is deduced.
+class BodySkippingConsumer : public MultiplexConsumer {
 public:
-  explicit DeviceBodySkippingConsumer(std::unique_ptr<ASTConsumer> Inner)
+  explicit BodySkippingConsumer(std::unique_ptr<ASTConsumer> Inner)
       : MultiplexConsumer(wrap(std::move(Inner))) {}
 
   static std::vector<std::unique_ptr<ASTConsumer>>
@@ -53,22 +57,25 @@ public:
       return false;
     bool OnDevice = FD->hasAttr<CUDADeviceAttr>() ||
                     FD->hasAttr<CUDAGlobalAttr>();
-    return OnDevice && !FD->hasAttr<CUDAHostAttr>();
+    if (OnDevice && !FD->hasAttr<CUDAHostAttr>())
+      return true;
+    const SourceManager &SM = D->getASTContext().getSourceManager();
+    return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
   }
 };
 
 class XferTidyAction : public ASTFrontendAction {
 public:
-  XferTidyAction(ClangTidyASTConsumerFactory &Factory, bool SkipDeviceBodies)
-      : Factory(Factory), SkipDeviceBodies(SkipDeviceBodies) {}
+  XferTidyAction(ClangTidyASTConsumerFactory &Factory, bool SkipBodies)
+      : Factory(Factory), SkipBodies(SkipBodies) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  StringRef File) override {
     std::unique_ptr<ASTConsumer> Consumer =
         Factory.createASTConsumer(Compiler, File);
-    if (!SkipDeviceBodies || !Compiler.getLangOpts().CUDA)
+    if (!SkipBodies)
       return Consumer;
-    return std::make_unique<DeviceBodySkippingConsumer>(std::move(Consumer));
+    return std::make_unique<BodySkippingConsumer>(std::move(Consumer));
   }
 
 protected:
@@ -83,19 +90,19 @@ protected:
 
 private:
   ClangTidyASTConsumerFactory &Factory;
-  bool SkipDeviceBodies;
+  bool SkipBodies;
 };
 
 class XferTidyActionFactory : public tooling::FrontendActionFactory {
 public:
   XferTidyActionFactory(ClangTidyContext &Context,
                         IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS,
-                        bool SkipDeviceBodies)
+                        bool SkipBodies)
       : ConsumerFactory(Context, std::move(FS)),
-        SkipDeviceBodies(SkipDeviceBodies) {}
+        SkipBodies(SkipBodies) {}
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<XferTidyAction>(ConsumerFactory, SkipDeviceBodies);
+    return std::make_unique<XferTidyAction>(ConsumerFactory, SkipBodies);
   }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
@@ -110,8 +117,8 @@ public:
     // Errors from a missing header cascade; none may end the analysis.
     Invocation->getDiagnosticOpts().ErrorLimit = 0;
     // The parser consults the consumer per function only when skipping is
-    // on; DeviceBodySkippingConsumer then keeps every host body.
-    if (SkipDeviceBodies && Invocation->getLangOpts().CUDA)
+    // on; BodySkippingConsumer then keeps every body of user host code.
+    if (SkipBodies)
       Invocation->getFrontendOpts().SkipFunctionBodies = true;
     return FrontendActionFactory::runInvocation(
         std::move(Invocation), Files, std::move(PCHContainerOps),
@@ -124,7 +131,7 @@ public:
 
 private:
   ClangTidyASTConsumerFactory ConsumerFactory;
-  bool SkipDeviceBodies;
+  bool SkipBodies;
 };
 
 tooling::ArgumentsAdjuster resourceDirAdjuster(std::string ResourceDir) {
@@ -221,7 +228,7 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
   Tool.setDiagnosticConsumer(&DiagConsumer);
   Tool.setPrintErrorMessage(false);
 
-  XferTidyActionFactory Factory(Context, FS, Options.SkipDeviceFunctionBodies);
+  XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
   RunResult Result;
   Result.EnabledChecks = Factory.checkNames();
   Tool.run(&Factory);

@@ -39,10 +39,11 @@ struct RunOptions {
   /// Adjusts each compile command before parsing (nvcc translation, CUDA
   /// host-analysis flags). May be null.
   clang::tooling::ArgumentsAdjuster CommandAdjuster;
-  /// Skip the bodies of __device__/__global__-only functions: host-side
-  /// analysis never looks inside them, and clang 19 cannot always parse them
-  /// against newer CUDA toolkits.
-  bool SkipDeviceFunctionBodies = true;
+  /// Skip the bodies of __device__/__global__-only functions and of
+  /// functions in system headers: the checks never look inside them, clang
+  /// 19 cannot always parse device code against newer CUDA toolkits, and
+  /// LibTorch's inline functions are most of the parse.
+  bool SkipFunctionBodies = true;
   /// Parallel translation units.
   unsigned Jobs = 1;
   /// Headers whose findings are shown, as clang-tidy's --header-filter:

@@ -1,6 +1,7 @@
 //===--- ApiCatalogue.cpp - LibTorch and CUDA runtime APIs the checks know ===//
 
 #include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
@@ -88,6 +89,60 @@ std::optional<TorchOp> torchFunctionOp(llvm::StringRef Name) {
 
 const Expr *ignoreImplicit(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+/// True if \p E computes a boolean mask: a comparison or logical operation
+/// on tensors, or a local variable initialised with one (or named a mask).
+bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
+  E = ignoreCopiesAndConversions(E);
+  if (!E || Depth > 3)
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    switch (Op->getOperator()) {
+    case OO_Greater: case OO_Less: case OO_GreaterEqual: case OO_LessEqual:
+    case OO_EqualEqual: case OO_ExclaimEqual: case OO_Exclaim: case OO_Tilde:
+      return true;
+    case OO_Amp: case OO_Pipe: case OO_AmpAmp: case OO_PipePipe:
+      return isBooleanMask(Op->getArg(0), Depth + 1) ||
+             isBooleanMask(Op->getArg(1), Depth + 1);
+    default:
+      return false;
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || !isInTorchNamespace(FD))
+      return false;
+    return llvm::StringSwitch<bool>(FD->getName())
+        .Cases("gt", "lt", "ge", "le", "eq", "ne", true)
+        .Cases("greater", "less", "greater_equal", "less_equal", true)
+        .Cases("logical_and", "logical_or", "logical_not", "logical_xor",
+               true)
+        .Cases("isnan", "isinf", "isfinite", "isin", true)
+        .Default(false);
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+      if (Var->getName().contains_insensitive("mask"))
+        return true;
+      return Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) &&
+             isBooleanMask(Var->getInit(), Depth + 1);
+    }
+  return false;
+}
+
+/// True if the index list \p Indices (the TensorIndex array of index() or
+/// index_put_()) holds a boolean mask.
+bool holdsBooleanMask(const Stmt *Indices) {
+  if (!Indices)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(Indices);
+      E && isTensorType(E->getType()))
+    return isBooleanMask(E);
+  for (const Stmt *Child : Indices->children())
+    if (holdsBooleanMask(Child))
+      return true;
+  return false;
 }
 
 } // namespace
@@ -198,6 +253,15 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
     }
     if (!Method->getIdentifier())
       return std::nullopt;
+    // Boolean-mask indexing sizes its result (or its scatter) by the
+    // number of true elements, which the host reads back. index_put_ with
+    // a scalar value is a masked fill and does not.
+    if ((Method->getName() == "index" && Call->getNumArgs() == 1) ||
+        (Method->getName() == "index_put_" && Call->getNumArgs() == 2 &&
+         isTensorType(Call->getArg(1)->getType())))
+      if (holdsBooleanMask(Call->getArg(0)))
+        return TorchCall{TorchOp::MaskIndex, Object,
+                         Method->getName().str() + "() with a boolean mask"};
     std::optional<TorchOp> Op = torchMethodOp(Method->getName());
     if (!Op)
       return std::nullopt;

@@ -29,6 +29,8 @@ enum class TorchOp {
   MaskedSelect,    // t.masked_select(m): likewise
   Unique,          // unique_consecutive, _unique, unique_dim
   IndexWithTensor, // t[u] with a tensor index calls item() on it
+  MaskIndex,       // t.index({mask}), t.index_put_({mask}, u): the number
+                   // of selected elements is read back
   Print,           // std::ostream << t copies the tensor to the host
   CudaSynchronize, // torch::cuda::synchronize()
   // Placement changes.

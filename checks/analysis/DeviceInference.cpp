@@ -1,6 +1,7 @@
 //===--- DeviceInference.cpp - where a tensor or pointer lives ------------===//
 
 #include "analysis/DeviceInference.h"
+#include "analysis/StepFunctions.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/ProjectFacts.h"
@@ -358,6 +359,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     case TorchOp::Copy: // copy_ returns its (unchanged) destination
     case TorchOp::Nonzero:
     case TorchOp::MaskedSelect:
+    case TorchOp::MaskIndex:
     case TorchOp::Unique:
     case TorchOp::IndexWithTensor:
       if (Torch->Op == TorchOp::IndexWithTensor)
@@ -1125,7 +1127,8 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
         Out.AssignedGlobals.insert(Var->getCanonicalDecl());
     }
     bool VisitCallExpr(CallExpr *Call) {
-      if (const FunctionDecl *Callee = Call->getDirectCallee())
+      // `model(x)` is a call of the held module's forward().
+      if (const FunctionDecl *Callee = stepCallee(Call))
         Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
       if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
           Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {

@@ -1,7 +1,12 @@
 //===--- ProjectFacts.cpp - facts about a program across translation units ===//
 
 #include "analysis/ProjectFacts.h"
+#include "analysis/AstUtils.h"
 #include "analysis/CudaEvidence.h"
+#include "analysis/LoopContext.h"
+#include "analysis/StepFunctions.h"
+#include "llvm/Support/Path.h"
+#include <deque>
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -40,8 +45,8 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     llvm::SmallVector<const CallExpr *, 64> Calls;
     explicit Collector(const SourceManager &SM) : SM(SM) {}
     bool VisitCallExpr(CallExpr *Call) {
-      if (const FunctionDecl *Callee = Call->getDirectCallee();
-          Callee && Callee->getNumParams() &&
+      if (const FunctionDecl *Callee = stepCallee(Call);
+          Callee &&
           !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
         Calls.push_back(Call);
       return true;
@@ -53,8 +58,41 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       Calls.TraverseDecl(D);
 
   ProjectFacts Facts;
+  llvm::DenseMap<const Stmt *, LoopRole> Roles;
+  auto RoleOf = [&](const Stmt *Loop) {
+    auto [It, Inserted] = Roles.try_emplace(Loop, LoopRole::Steady);
+    if (Inserted)
+      It->second = classifyLoop(Loop, Ctx);
+    return It->second;
+  };
   for (const CallExpr *Call : Calls.Calls) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Callee = stepCallee(Call);
+    // Which calls run on every step: on every iteration of a loop that
+    // queues device work (not an evaluation pass), or unconditionally from
+    // a function that does.
+    ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
+    if (Frequency.Guard == GuardKind::None) {
+      if (!Frequency.inLoop()) {
+        if (const FunctionDecl *Caller = enclosingFunction(Call, Ctx))
+          Facts.Calls.emplace_back(functionKey(Caller), functionKey(Callee));
+      } else if (llvm::any_of(Frequency.Loops,
+                              [&](const EnclosingLoop &L) {
+                                return RoleOf(L.Loop) == LoopRole::Steady;
+                              }) &&
+                 llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &L) {
+                   return RoleOf(L.Loop) == LoopRole::Evaluation;
+                 })) {
+        SourceLocation Loc =
+            SM.getExpansionLoc(Frequency.Loops.front().Loop->getBeginLoc());
+        Facts.StepCalls.try_emplace(
+            functionKey(Callee),
+            (llvm::sys::path::filename(SM.getFilename(Loc)) + ":" +
+             llvm::Twine(SM.getExpansionLineNumber(Loc)))
+                .str());
+      }
+    }
+    if (!Callee->getNumParams())
+      continue;
     const unsigned First =
         isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
     llvm::SmallVector<Placement, 4> &Slots =
@@ -71,12 +109,54 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   return Facts.toJSON();
 }
 
+void ProjectFacts::propagateSteps() {
+  Steps.clear();
+  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
+  for (const auto &[Caller, Callee] : Calls)
+    Callees[Caller].push_back(Callee);
+  std::deque<llvm::StringRef> Work;
+  for (const auto &Entry : StepCalls) {
+    Steps[Entry.first()] = StepOrigin{Entry.second};
+    Work.push_back(Entry.first());
+  }
+  while (!Work.empty()) {
+    llvm::StringRef Key = Work.front();
+    Work.pop_front();
+    auto It = Callees.find(Key);
+    if (It == Callees.end())
+      continue;
+    std::string Loop = Steps[Key].Loop;
+    for (llvm::StringRef Callee : It->second)
+      if (Steps.try_emplace(Callee, StepOrigin{Loop}).second)
+        Work.push_back(Callees.find(Callee) == Callees.end()
+                           ? llvm::StringRef()
+                           : Callees.find(Callee)->first());
+  }
+}
+
+const StepOrigin *ProjectFacts::stepOrigin(const FunctionDecl *Function) const {
+  auto It = Steps.find(functionKey(Function));
+  return It == Steps.end() ? nullptr : &It->second;
+}
+
 void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
   const llvm::json::Object *Object = TranslationUnit.getAsObject();
   if (!Object)
     return;
   if (std::optional<bool> Cuda = Object->getBoolean("usesCuda"))
     UsesCuda |= *Cuda;
+  if (const llvm::json::Object *Roots = Object->getObject("stepCalls"))
+    for (const auto &[Key, Value] : *Roots)
+      if (std::optional<llvm::StringRef> Loop = Value.getAsString())
+        StepCalls.try_emplace(Key.str(), Loop->str());
+  if (const llvm::json::Array *Edges = Object->getArray("calls"))
+    for (const llvm::json::Value &Edge : *Edges)
+      if (const llvm::json::Array *Pair = Edge.getAsArray();
+          Pair && Pair->size() == 2 && (*Pair)[0].getAsString() &&
+          (*Pair)[1].getAsString())
+        Calls.emplace_back((*Pair)[0].getAsString()->str(),
+                           (*Pair)[1].getAsString()->str());
+  propagateSteps();
   const llvm::json::Object *Functions = Object->getObject("parameters");
   if (!Functions)
     return;
@@ -107,9 +187,17 @@ llvm::json::Value ProjectFacts::toJSON() const {
                                : llvm::json::Value(placementName(P)));
     Functions[Entry.first().str()] = std::move(Placements); // owned key
   }
+  llvm::json::Object Roots;
+  for (const auto &Entry : StepCalls)
+    Roots[Entry.first().str()] = Entry.second;
+  llvm::json::Array Edges;
+  for (const auto &[Caller, Callee] : Calls)
+    Edges.push_back(llvm::json::Array{Caller, Callee});
   return llvm::json::Object{{"version", 1},
                             {"usesCuda", UsesCuda},
-                            {"parameters", std::move(Functions)}};
+                            {"parameters", std::move(Functions)},
+                            {"stepCalls", std::move(Roots)},
+                            {"calls", std::move(Edges)}};
 }
 
 llvm::Expected<std::shared_ptr<const ProjectFacts>>

@@ -21,6 +21,12 @@
 
 namespace clang::tidy::xfer {
 
+/// Where a function that runs on every step is driven from.
+struct StepOrigin {
+  /// "trainer.cpp:87": the loop whose iterations call it.
+  std::string Loop;
+};
+
 /// A key for \p Function that is the same in every translation unit:
 /// its qualified name and parameter count.
 std::string functionKey(const FunctionDecl *Function);
@@ -28,7 +34,11 @@ std::string functionKey(const FunctionDecl *Function);
 class ProjectFacts {
 public:
   /// The facts of one translation unit, as JSON:
-  /// {"usesCuda": bool, "parameters": {"<key>": ["cuda", null, ...]}}.
+  /// {"usesCuda": bool, "parameters": {"<key>": ["cuda", null, ...]},
+  ///  "stepCalls": {"<callee key>": "<file>:<line> of the loop"},
+  ///  "calls": [["<caller key>", "<callee key>"], ...]}: the calls made on
+  /// every iteration of a hot loop, and the unconditional calls between
+  /// functions outside loops, through which a step reaches further.
   static llvm::json::Value collect(ASTContext &Ctx, DeviceInference &Devices);
 
   /// Merges the facts of several translation units (the join of known
@@ -47,8 +57,19 @@ public:
                                      unsigned Index) const;
   bool usesCuda() const { return UsesCuda; }
 
+  /// The loop that calls \p Function on each of its iterations, directly
+  /// or through unconditional calls, in any file of the program.
+  const StepOrigin *stepOrigin(const FunctionDecl *Function) const;
+
 private:
+  /// Spreads step origins from the functions called in loops to what they
+  /// call unconditionally.
+  void propagateSteps();
+
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
+  llvm::StringMap<std::string> StepCalls;
+  std::vector<std::pair<std::string, std::string>> Calls;
+  llvm::StringMap<StepOrigin> Steps;
   bool UsesCuda = false;
 };
 

@@ -36,6 +36,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
     break;
   case TorchOp::Nonzero:
   case TorchOp::MaskedSelect:
+  case TorchOp::MaskIndex:
   case TorchOp::Unique:
     H.CostPattern = "torch.nonzero";
     break;

@@ -80,6 +80,10 @@ struct TensorOptions {
 inline TensorOptions device(Device D) { return TensorOptions(D); }
 inline TensorOptions dtype(ScalarType S) { return TensorOptions(S); }
 
+namespace indexing {
+struct TensorIndex;
+} // namespace indexing
+
 class TensorBase {
 public:
   Device device() const;
@@ -127,6 +131,12 @@ public:
   Tensor sub(const Tensor &Other) const;
   Tensor div(const Tensor &Other) const;
   Tensor index_select(int64_t Dim, const Tensor &Index) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> Indices) const;
+  Tensor &index_put_(std::initializer_list<indexing::TensorIndex> Indices,
+                     const Tensor &Value) const;
+  Tensor &index_put_(std::initializer_list<indexing::TensorIndex> Indices,
+                     const Scalar &Value) const;
+  Tensor gt(double Other) const;
   Tensor masked_fill(const Tensor &Mask, const Scalar &Value) const;
   Tensor type_as(const Tensor &Other) const;
   Tensor view_as(const Tensor &Other) const;
@@ -152,6 +162,16 @@ Tensor operator<(const Tensor &A, const Tensor &B);
 inline std::ostream &operator<<(std::ostream &Out, const Tensor &T) {
   return Out;
 }
+namespace indexing {
+struct Slice {
+  Slice();
+};
+struct TensorIndex {
+  TensorIndex(Tensor T);
+  TensorIndex(int64_t I);
+  TensorIndex(Slice S);
+};
+} // namespace indexing
 
 Tensor randn(IntArrayRef Size, TensorOptions Options = {});
 Tensor rand(IntArrayRef Size, TensorOptions Options = {});
@@ -233,6 +253,8 @@ using at::nonzero;
 using at::scalar_tensor;
 using at::stack;
 using at::where;
+
+namespace indexing = at::indexing;
 
 namespace cuda {
 bool is_available();
