@@ -22,6 +22,8 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
           Options.getLocalOrGlobal("ReportSetupAndTimingLoops", false)),
       ReportEvaluationLoops(
           Options.getLocalOrGlobal("ReportEvaluationLoops", false)),
+      ReportTerminationReadBacks(
+          Options.getLocalOrGlobal("ReportTerminationReadBacks", false)),
       ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
@@ -32,6 +34,8 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportUnknownPlacement", ReportUnknownPlacement);
   Options.store(Opts, "ReportSetupAndTimingLoops", ReportSetupAndTimingLoops);
   Options.store(Opts, "ReportEvaluationLoops", ReportEvaluationLoops);
+  Options.store(Opts, "ReportTerminationReadBacks",
+                ReportTerminationReadBacks);
   Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
@@ -136,6 +140,14 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
         return roleOf(Loop.Loop, Ctx) == LoopRole::Evaluation;
       }))
     return;
+  // A value that decides whether the loop goes on (a convergence residual,
+  // a done flag) must be read: necessary work, not a hazard.
+  const bool DecidesExit =
+      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return decidesLoopExit(Call, Loop.Loop, Ctx);
+      });
+  if (DecidesExit && !ReportTerminationReadBacks)
+    return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;
 
@@ -146,6 +158,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       << Loop.Kind;
   if (Path)
     noteCallChain(*Path);
+  if (DecidesExit)
+    diag(Call->getExprLoc(),
+         "the value decides whether the loop goes on: checking it every N "
+         "iterations lets the GPU run ahead in between",
+         DiagnosticIDs::Note);
   citeCost(Call, *H, Frequency, Ctx);
 }
 

@@ -72,6 +72,7 @@ private:
   const bool ReportUnknownPlacement;
   const bool ReportSetupAndTimingLoops;
   const bool ReportEvaluationLoops;
+  const bool ReportTerminationReadBacks;
   /// The program's facts across translation units (option ProjectIndex,
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;

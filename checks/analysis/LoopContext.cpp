@@ -676,6 +676,161 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
                                    : LoopRole::Steady;
 }
 
+namespace {
+
+const Expr *loopCondition(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getCond();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getCond();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Do->getCond();
+  return nullptr;
+}
+
+/// The variable a host value lands in: `V = call`, `T V = call`, or the
+/// destination `&V` / `V` of a copy into host memory.
+const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
+  auto VariableOf = [](const Expr *E) -> const VarDecl * {
+    E = E ? E->IgnoreParenImpCasts() : nullptr;
+    if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E);
+        Unary && Unary->getOpcode() == UO_AddrOf)
+      E = Unary->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    return nullptr;
+  };
+  // cudaMemcpy(&flag, dFlag, ...): the host destination is the first
+  // argument.
+  if (const FunctionDecl *Callee = Call->getDirectCallee();
+      Callee && Callee->getIdentifier() &&
+      Callee->getName().starts_with("cudaMemcpy") && Call->getNumArgs() > 0) {
+    const Expr *Destination = Call->getArg(0)->IgnoreParenImpCasts();
+    while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Destination))
+      Destination = Cast->getSubExpr()->IgnoreParenImpCasts();
+    return VariableOf(Destination);
+  }
+  const Stmt *Child = Call;
+  for (const Stmt *P = parentStmt(Call, Ctx); P;
+       Child = P, P = parentStmt(P, Ctx)) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(P)) {
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() && isWithin(Call, Var->getInit(), Ctx))
+          return Var;
+      return nullptr;
+    }
+    if (const auto *Assign = dyn_cast<BinaryOperator>(P)) {
+      if (Assign->getOpcode() == BO_Assign && Child == Assign->getRHS())
+        return VariableOf(Assign->getLHS());
+      if (!Assign->isComparisonOp() && !Assign->isAdditiveOp() &&
+          !Assign->isMultiplicativeOp())
+        return nullptr;
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P)) {
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+          Child == Op->getArg(1))
+        return VariableOf(Op->getArg(0));
+      continue;
+    }
+    if (isa<Expr>(P))
+      continue;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool refersTo(const Stmt *S, const VarDecl *Var) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+      Ref && Ref->getDecl()->getCanonicalDecl() == Var->getCanonicalDecl())
+    return true;
+  for (const Stmt *Child : S->children())
+    if (refersTo(Child, Var))
+      return true;
+  return false;
+}
+
+/// True if \p S leaves the loop it is in (break, return, goto) or assigns a
+/// variable \p Condition reads, outside nested loops and switches.
+bool leavesOrStops(const Stmt *S, const Expr *Condition) {
+  if (!S)
+    return false;
+  if (isa<BreakStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
+      isa<CXXThrowExpr>(S))
+    return true;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+      Assign && Assign->isAssignmentOp() && Condition)
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParenImpCasts()))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && refersTo(Condition, Var))
+        return true;
+  if (isLoopStmt(S) || isa<SwitchStmt>(S))
+    return false;
+  for (const Stmt *Child : S->children())
+    if (leavesOrStops(Child, Condition))
+      return true;
+  return false;
+}
+
+/// True if an `if` in \p Body whose condition satisfies \p Reads leaves the
+/// loop or stops it.
+template <typename Predicate>
+bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
+                   Predicate Reads) {
+  if (!Body || isLoopStmt(Body))
+    return false;
+  if (const auto *If = dyn_cast<IfStmt>(Body);
+      If && Reads(If->getCond()) &&
+      (leavesOrStops(If->getThen(), LoopCondition) ||
+       leavesOrStops(If->getElse(), LoopCondition)))
+    return true;
+  for (const Stmt *Child : Body->children())
+    if (exitDecidedBy(Child, LoopCondition, Reads))
+      return true;
+  return false;
+}
+
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getBody();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getBody();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Do->getBody();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getBody();
+  return nullptr;
+}
+
+} // namespace
+
+bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
+                     ASTContext &Ctx) {
+  if (!isLoopStmt(Loop))
+    return false;
+  const Expr *Condition = loopCondition(Loop);
+  // Read right in the loop's condition, or in an if that leaves the loop.
+  if (Condition && isWithin(ReadBack, Condition, Ctx))
+    return true;
+  const Stmt *Body = loopBody(Loop);
+  if (exitDecidedBy(Body, Condition, [&](const Expr *Cond) {
+        return isWithin(ReadBack, Cond, Ctx);
+      }))
+    return true;
+  const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
+  if (!Destination)
+    return false;
+  if (refersTo(Condition, Destination))
+    return true;
+  return exitDecidedBy(Body, Condition, [&](const Expr *Cond) {
+    return refersTo(Cond, Destination);
+  });
+}
+
 double ExecutionFrequency::relativeFrequency() const {
   if (Loops.empty())
     return 0.0;

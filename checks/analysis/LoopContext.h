@@ -87,6 +87,14 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
 /// measurement accurate, not a hazard.
 bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 
+/// True if the value \p ReadBack brings to the host decides whether
+/// \p Loop goes on: it is (or is stored into a variable, or copied into
+/// host memory, that is) read by the loop's condition or by the condition of
+/// an `if` in the loop that leaves it (break, return, goto) or sets what the
+/// condition reads. Such a read-back is a termination flag, not a hazard.
+bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
+                     ASTContext &Ctx);
+
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx);
