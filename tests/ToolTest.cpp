@@ -29,7 +29,8 @@ std::string readFile(llvm::StringRef Path) {
   return Buffer ? (*Buffer)->getBuffer().str() : std::string();
 }
 
-RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args) {
+RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args,
+               std::optional<std::vector<std::string>> Env = std::nullopt) {
   llvm::SmallString<128> OutPath, ErrPath;
   llvm::sys::fs::createTemporaryFile("xfer-out", "txt", OutPath);
   llvm::sys::fs::createTemporaryFile("xfer-err", "txt", ErrPath);
@@ -39,7 +40,13 @@ RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args) {
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, OutPath.str(),
                                                 ErrPath.str()};
   RunOutcome R;
-  R.Status = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects,
+  std::vector<llvm::StringRef> EnvRefs;
+  if (Env)
+    EnvRefs.assign(Env->begin(), Env->end());
+  std::optional<llvm::ArrayRef<llvm::StringRef>> EnvArg;
+  if (Env)
+    EnvArg = EnvRefs;
+  R.Status = llvm::sys::ExecuteAndWait(Program, Argv, EnvArg, Redirects,
                                        /*SecondsToWait=*/600);
   R.Out = readFile(OutPath);
   R.Err = readFile(ErrPath);
@@ -187,6 +194,199 @@ TEST_F(ToolTest, ChecksOptionFilters) {
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",
                      StubInclude});
   EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
+// A header that is not in the compilation database gets a neighbour's
+// command from LLVM's interpolation, which ends in "-- <file>": xfer-tidy's
+// own arguments (-resource-dir) and a .clang-tidy's ExtraArgs go before it.
+TEST_F(ToolTest, HeaderMissingFromTheDatabaseTakesExtraArguments) {
+  std::string Main = write("main.cpp", "int main() {}\n");
+  std::string Header = write(
+      "hazard.h", std::string("#ifndef FROM_EXTRA_ARGS\n#error ExtraArgs "
+                              "were not passed\n#endif\n") +
+                      HazardSource);
+  write(".clang-tidy", "ExtraArgs: ['-DFROM_EXTRA_ARGS']\n");
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir.str().str() +
+            "\", \"command\": \"c++ -isystem " + StubInclude + " -c " + Main +
+            "\", \"file\": \"" + Main + "\"}]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str(), Header});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("no such file")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Header + ":7:5: warning: 'cudaMemcpy' copies device"))
+      << R.Out;
+}
+
+// A project's .clang-tidy written for clang-tidy's other checks does not
+// turn xfer-tidy off; globs that name xfer checks do, and --list-checks
+// shows what the run would use.
+TEST_F(ToolTest, ProjectChecksOnlyTurnXferChecksOffByName) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy", "Checks: '-*,bugprone-*'\n");
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+  R = run(Tool, {"--list-checks", File});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find("xfer-copy-in-loop\n")) << R.Out;
+
+  write(".clang-tidy", "Checks: '-*,bugprone-*,-xfer-copy-in-loop'\n");
+  R = run(Tool, {"--list-checks", File});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("xfer-copy-in-loop")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("xfer-sync-in-loop\n")) << R.Out;
+  // --checks on the command line applies as written.
+  R = run(Tool, {"--list-checks", "--checks=-*,xfer-copy-in-loop", File});
+  EXPECT_EQ("xfer-copy-in-loop\n", R.Out);
+}
+
+TEST_F(ToolTest, NoCheckEnabledIsAnError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  for (bool List : {false, true}) {
+    std::vector<std::string> Args{"--checks=-*,xfer-nonexistent", File, "--",
+                                  "-isystem", StubInclude};
+    if (List)
+      Args.insert(Args.begin(), "--list-checks");
+    RunOutcome R = run(Tool, Args);
+    EXPECT_EQ(2, R.Status) << R.Out << R.Err;
+    EXPECT_NE(std::string::npos,
+              R.Err.find("'xfer-nonexistent' in --checks matches no check"))
+        << R.Err;
+    EXPECT_NE(std::string::npos, R.Err.find("error: no checks enabled"))
+        << R.Err;
+    EXPECT_EQ("", R.Out);
+  }
+}
+
+TEST_F(ToolTest, EmptyCompilationDatabase) {
+  write("compile_commands.json", "[]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("compile_commands.json: the compilation database is "
+                       "empty"))
+      << R.Err;
+}
+
+// LLVM's -h groups with the letters after it: an unknown --header-foo used to
+// print the help and exit 0.
+TEST_F(ToolTest, OnlyHelpOptionsPrintHelp) {
+  for (const char *Unknown : {"--header-foo", "--hx", "-help-me"}) {
+    RunOutcome R = run(Tool, {Unknown, "x.cpp"});
+    EXPECT_EQ(2, R.Status) << Unknown;
+    EXPECT_NE(std::string::npos, R.Err.find("Unknown command line argument"))
+        << R.Err;
+    EXPECT_EQ("", R.Out) << Unknown;
+  }
+  for (const char *Help : {"-h", "--help", "-help"}) {
+    RunOutcome R = run(Tool, {Help});
+    EXPECT_EQ(0, R.Status) << Help;
+    EXPECT_NE(std::string::npos, R.Out.find("USAGE: xfer-tidy")) << Help;
+    // -j's default is stated.
+    EXPECT_NE(std::string::npos,
+              R.Out.find("default: the number of hardware threads"));
+  }
+}
+
+// An option value a check cannot use is a configuration error (exit 2),
+// reported once, and not a finding.
+TEST_F(ToolTest, BadOptionValueIsAConfigurationError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy",
+        "CheckOptions:\n  xfer-copy-in-loop.MinFrequencyPercent: often\n");
+  RunOutcome R = run(Tool, {"--format=json", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("error: configuration: invalid configuration value "
+                       "'often' for option "
+                       "'xfer-copy-in-loop.MinFrequencyPercent'"))
+      << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("clang-tidy-config")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Err.find("finding")) << R.Err;
+}
+
+TEST_F(ToolTest, MistypedOptionKeyIsNamed) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Config = write(".clang-tidy", "CheckOptions:\n"
+                                            "  xfer-sync-in-loop.MinIteratons: 3\n"
+                                            "  xfer-copy-in-loop.CostNote: false\n");
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("warning: unknown option "
+                       "'xfer-sync-in-loop.MinIteratons' in " + Config +
+                       "; xfer-sync-in-loop reads CostModel, CostNotes, "
+                       "MinFrequencyPercent"))
+      << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("unknown option 'xfer-copy-in-loop.CostNote' in " +
+                       Config +
+                       "; did you mean 'xfer-copy-in-loop.CostNotes'?"))
+      << R.Err;
+}
+
+// Progress lines on stderr, one whole line each, under -j; --quiet leaves
+// stderr empty.
+TEST_F(ToolTest, ProgressLinesAndQuiet) {
+  std::vector<std::string> Files;
+  for (const char *Name : {"a.cpp", "b.cpp", "c.cpp"})
+    Files.push_back(write(Name, HazardSource));
+  std::vector<std::string> Args{"-j", "2"};
+  Args.insert(Args.end(), Files.begin(), Files.end());
+  for (const char *Flag : {"--", "-isystem"})
+    Args.push_back(Flag);
+  Args.push_back(StubInclude);
+  RunOutcome R = run(Tool, Args);
+  EXPECT_EQ(1, R.Status) << R.Err;
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  llvm::StringRef(R.Err).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::set<std::string> Seen;
+  for (llvm::StringRef Line : Lines) {
+    if (Line == "3 findings in 3 files")
+      continue;
+    EXPECT_TRUE(Line.starts_with("[")) << Line.str();
+    Seen.insert(Line.str());
+  }
+  for (const std::string &File : Files)
+    for (const char *Stage : {"indexing", "analysing"})
+      EXPECT_EQ(1u, llvm::count_if(Seen, [&](const std::string &Line) {
+                  return llvm::StringRef(Line).ends_with(
+                             std::string("/3] ") + Stage + " " + File);
+                }))
+          << R.Err;
+  EXPECT_EQ(6u, Seen.size()) << R.Err;
+
+  Args.insert(Args.begin(), "--quiet");
+  R = run(Tool, Args);
+  EXPECT_EQ(1, R.Status);
+  EXPECT_EQ("", R.Err);
+}
+
+// Colours: --color=always/never, and on a terminal unless NO_COLOR is set.
+TEST_F(ToolTest, Colours) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--color=always", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(1, R.Status);
+  EXPECT_NE(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  R = run(Tool, {"--color=never", File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+
+  // A terminal, through script(1).
+  llvm::ErrorOr<std::string> Script = llvm::sys::findProgramByName("script");
+  if (!Script)
+    GTEST_SKIP() << "no script(1) to run the tool on a terminal";
+  std::string Command = Tool + " " + File + " -- -isystem " + StubInclude;
+  R = run(*Script, {"-qec", Command, "/dev/null"}, {{"TERM=xterm"}});
+  EXPECT_NE(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("[xfer-copy-in-loop]")) << R.Out;
+  R = run(*Script, {"-qec", Command, "/dev/null"},
+          {{"TERM=xterm", "NO_COLOR=1"}});
+  EXPECT_EQ(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("[xfer-copy-in-loop]")) << R.Out;
 }
 
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
@@ -347,6 +547,11 @@ TEST_F(ToolTest, CostFiguresInJsonAndSarif) {
   // A 4-byte device-to-host cudaMemcpy, 10 iterations: 7.21 µs each.
   EXPECT_DOUBLE_EQ(7.21,
                    Properties.getNumber("latencyMicroseconds").value_or(0));
+  // As a person writes it, not 7.2099999999999999.
+  EXPECT_NE(std::string::npos, R.Out.find("\"latencyMicroseconds\": 7.21,"))
+      << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("\"totalMicroseconds\": 72.1\n"))
+      << R.Out;
   EXPECT_EQ(10, Properties.getInteger("executions").value_or(0));
   EXPECT_NE(std::string::npos, Properties.getString("measuredOn")
                                    .value_or("")

@@ -6,6 +6,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
+#include <cmath>
 
 using namespace clang;
 
@@ -44,7 +45,57 @@ llvm::json::Object position(const SourcePosition &Where) {
                             {"offset", static_cast<int64_t>(Where.Offset)}};
 }
 
+void emitJson(llvm::json::OStream &J, const llvm::json::Value &V) {
+  switch (V.kind()) {
+  case llvm::json::Value::Number:
+    if (std::optional<int64_t> Integer = V.getAsInteger())
+      J.value(*Integer);
+    else if (std::optional<double> Number = V.getAsNumber();
+             Number && std::isfinite(*Number))
+      J.rawValue([&](llvm::raw_ostream &OS) {
+        OS << llvm::format("%.15g", *Number);
+      });
+    else
+      J.value(V);
+    return;
+  case llvm::json::Value::Array:
+    J.array([&] {
+      for (const llvm::json::Value &Element : *V.getAsArray())
+        emitJson(J, Element);
+    });
+    return;
+  case llvm::json::Value::Object: {
+    const llvm::json::Object &O = *V.getAsObject();
+    std::vector<const llvm::json::Object::value_type *> Members;
+    for (const auto &Member : O)
+      Members.push_back(&Member);
+    llvm::sort(Members, [](const auto *A, const auto *B) {
+      return A->first < B->first;
+    });
+    J.object([&] {
+      for (const auto *Member : Members)
+        J.attributeBegin(Member->first), emitJson(J, Member->second),
+            J.attributeEnd();
+    });
+    return;
+  }
+  default:
+    J.value(V);
+  }
+}
+
+/// \p Value rounded to \p Digits decimal places.
+double rounded(double Value, int Digits) {
+  double Scale = std::pow(10.0, Digits);
+  return std::round(Value * Scale) / Scale;
+}
+
 } // namespace
+
+void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value) {
+  llvm::json::OStream J(OS, /*IndentSize=*/2);
+  emitJson(J, Value);
+}
 
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                PositionResolver &Resolver, bool Color) {
@@ -101,7 +152,7 @@ llvm::json::Object costProperties(const Finding &F) {
       Properties["overlapLossMicrosecondsPerIteration"] = Number(Groups[3]);
     if (!Groups[5].empty()) {
       double Scale = Groups[6] == "s" ? 1e6 : Groups[6] == "ms" ? 1e3 : 1.0;
-      Properties["totalMicroseconds"] = Number(Groups[5]) * Scale;
+      Properties["totalMicroseconds"] = rounded(Number(Groups[5]) * Scale, 3);
       Properties["executions"] = static_cast<int64_t>(Number(Groups[7]));
     }
     Properties["measuredOn"] = Groups[8].str();

@@ -24,6 +24,11 @@ llvm::json::Value toJson(const std::vector<Finding> &Findings);
 /// the steps of a code flow.
 llvm::json::Value toSarif(const std::vector<Finding> &Findings);
 
+/// Writes \p Value indented by two spaces, keys sorted, with numbers as a
+/// person would write them: 15 significant digits at most, so that 5.18
+/// stays 5.18 rather than llvm::json's round-trip 5.1799999999999997.
+void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value);
+
 /// The measured figures a cost note states, as JSON properties (empty
 /// object when the finding has no cost note).
 llvm::json::Object costProperties(const Finding &F);

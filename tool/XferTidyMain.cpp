@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cost/CostModel.h"
+#include "CheckConfiguration.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
 #include "OutputFormats.h"
@@ -27,10 +28,18 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+#include <mutex>
 
 using namespace llvm;
 using namespace clang;
+
+namespace llvm {
+// Registers LLVM's own --color option (boolean); declared in an internal
+// header of libLLVM. xfer-tidy replaces that option with its own.
+void initWithColorOptions();
+} // namespace llvm
 
 namespace {
 
@@ -70,8 +79,11 @@ cl::opt<std::string> ExportFixes(
     cl::value_desc("yaml"), cl::cat(XferCategory));
 cl::opt<bool> Fix("fix", cl::desc("Apply the suggested fixes in place"),
                   cl::cat(XferCategory));
-cl::opt<unsigned> Jobs("j", cl::desc("Translation units analysed in parallel"),
-                       cl::init(1), cl::cat(XferCategory));
+cl::opt<unsigned> Jobs(
+    "j",
+    cl::desc("Translation units analysed in parallel (default: the number of "
+             "hardware threads)"),
+    cl::init(0), cl::cat(XferCategory));
 cl::list<std::string> ExtraArgs("extra-arg",
                                 cl::desc("Append an argument to each command"),
                                 cl::cat(XferCategory));
@@ -104,8 +116,76 @@ cl::opt<std::string> ResourceDir(
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List the enabled checks and exit"),
                          cl::cat(XferCategory));
-cl::opt<bool> Quiet("quiet", cl::desc("Do not print the summary line"),
-                    cl::cat(XferCategory));
+cl::opt<bool> Quiet(
+    "quiet",
+    cl::desc("Print nothing on stderr but errors and warnings: no progress "
+             "lines, notes or summary"),
+    cl::cat(XferCategory));
+// Defining -h replaces LLVM's default alias of --help, which prints the help
+// as soon as it is seen. A one-letter option groups with the letters after
+// it, so LLVM took any unknown option beginning with -h (--header-x) for -h,
+// printed the help and exited 0; this -h is only acted on once the whole
+// command line has parsed.
+cl::opt<bool> ShortHelp("h", cl::desc("Alias for --help"), cl::ValueDisallowed,
+                        cl::cat(XferCategory));
+
+enum class ColorChoice { Auto, Always, Never };
+bool StderrColor = false;
+
+/// Whether a stream gets colours: --color=always/never, else a terminal
+/// unless NO_COLOR is set to something (https://no-color.org).
+bool useColor(ColorChoice Mode, bool IsTerminal) {
+  if (Mode != ColorChoice::Auto)
+    return Mode == ColorChoice::Always;
+  if (std::optional<std::string> NoColor = sys::Process::GetEnv("NO_COLOR"))
+    if (!NoColor->empty())
+      return false;
+  return IsTerminal;
+}
+
+/// "[3/12] analysing train.cpp" on stderr as each translation unit starts,
+/// one whole line at a time whichever thread starts it.
+class ProgressLines {
+public:
+  ProgressLines(bool Enabled, size_t Total) : Enabled(Enabled), Total(Total) {}
+
+  /// An arguments adjuster that reports each file as clang-tidy's tool
+  /// prepares its command, then passes the command on unchanged.
+  tooling::ArgumentsAdjuster stage(std::string Stage) {
+    if (!Enabled)
+      return nullptr;
+    return [this, Stage](const tooling::CommandLineArguments &Args,
+                         StringRef File) {
+      std::lock_guard<std::mutex> Guard(Lock);
+      if (Started[Stage].insert(File).second) {
+        std::string Line = formatv("[{0}/{1}] {2} {3}\n",
+                                   Started[Stage].size(), Total, Stage, File);
+        errs() << Line;
+      }
+      return Args;
+    };
+  }
+
+private:
+  bool Enabled;
+  size_t Total;
+  std::mutex Lock;
+  StringMap<StringSet<>> Started;
+};
+
+tooling::ArgumentsAdjuster combine(tooling::ArgumentsAdjuster First,
+                                   tooling::ArgumentsAdjuster Second) {
+  if (!First)
+    return Second;
+  if (!Second)
+    return First;
+  return tooling::combineAdjusters(std::move(First), std::move(Second));
+}
+
+int warning(const Twine &Message) {
+  WithColor::warning(errs(), "xfer-tidy") << Message << '\n';
+  return 0;
+}
 
 void printVersion(raw_ostream &OS) {
   OS << "xfer-tidy " << XFER_VERSION << " (LLVM " << LLVM_VERSION_STRING
@@ -115,6 +195,31 @@ void printVersion(raw_ostream &OS) {
 int inputError(const Twine &Message) {
   WithColor::error(errs(), "xfer-tidy") << Message << '\n';
   return InputError;
+}
+
+/// Prints the configuration's warnings; returns false (after printing its
+/// errors) if the run would be meaningless: an option value a check cannot
+/// use, or no check enabled.
+bool checkConfiguration(tidy::ClangTidyOptionsProvider &Provider,
+                        ArrayRef<std::string> Files) {
+  xfer::ConfigurationReport Report =
+      xfer::verifyConfiguration(Provider, Files);
+  for (const std::string &Message : Report.Warnings)
+    warning(Message);
+  for (const std::string &Message : Report.Errors)
+    inputError("configuration: " + Message);
+  if (!Report.AnyCheckEnabled)
+    inputError("no checks enabled (xfer-tidy --list-checks shows which "
+               "checks a configuration enables)");
+  return Report.Errors.empty() && Report.AnyCheckEnabled;
+}
+
+/// The file whose configuration --list-checks shows, as clang-tidy: the
+/// first source, or a file in the current directory.
+std::string configurationProbe() {
+  SmallString<256> Path(Sources.empty() ? "dummy.cpp" : Sources.front());
+  sys::fs::make_absolute(Path);
+  return Path.str().str();
 }
 
 /// Writes through \p Write to \p Path atomically, or to stdout.
@@ -164,6 +269,18 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
 
 int main(int argc, const char **argv) {
   InitLLVM Init(argc, argv);
+  // --color=auto|always|never replaces LLVM's boolean --color.
+  initWithColorOptions();
+  if (cl::Option *LlvmColor = cl::getRegisteredOptions().lookup("color"))
+    LlvmColor->removeArgument();
+  static cl::opt<ColorChoice> Color(
+      "color", cl::desc("Colours in the text report and messages"),
+      cl::init(ColorChoice::Auto),
+      cl::values(clEnumValN(ColorChoice::Auto, "auto",
+                            "on a terminal, unless NO_COLOR is set (default)"),
+                 clEnumValN(ColorChoice::Always, "always", "always"),
+                 clEnumValN(ColorChoice::Never, "never", "never")),
+      cl::cat(XferCategory));
   cl::HideUnrelatedOptions(XferCategory);
   cl::SetVersionPrinter(printVersion);
 
@@ -181,6 +298,16 @@ int main(int argc, const char **argv) {
           "Exit status: 0 no findings, 1 findings, 2 usage or input errors.\n",
           &errs()))
     return InputError;
+
+  if (ShortHelp) {
+    cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
+    return NoFindings;
+  }
+
+  StderrColor = useColor(Color, errs().is_displayed());
+  errs().enable_colors(StderrColor);
+  WithColor::setAutoDetectFunction(
+      [](const raw_ostream &) { return StderrColor; });
 
   if (!Config.empty()) {
     ErrorOr<tidy::ClangTidyOptions> Parsed =
@@ -204,13 +331,17 @@ int main(int argc, const char **argv) {
   Options.ExtraArgs = ExtraArgs;
   Options.ExtraArgsBefore = ExtraArgsBefore;
   Options.ResourceDir = ResourceDir;
-  Options.Jobs = std::max(1u, Jobs.getValue());
+  Options.Jobs = Jobs ? Jobs.getValue()
+                      : llvm::hardware_concurrency().compute_thread_count();
 
   if (ListChecks) {
-    tidy::ClangTidyOptions Effective = xfer::defaultXferOptions();
-    if (!Checks.empty())
-      Effective.Checks = *Effective.Checks + "," + Checks;
-    for (const std::string &Name : tidy::getCheckNames(Effective, false))
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    std::string Probe = configurationProbe();
+    if (!checkConfiguration(*Provider, {Probe}))
+      return InputError;
+    for (const std::string &Name :
+         tidy::getCheckNames(Provider->getOptions(Probe), false))
       outs() << Name << '\n';
     return NoFindings;
   }
@@ -233,6 +364,8 @@ int main(int argc, const char **argv) {
     if (!Database)
       return inputError(DatabaseFile + ": malformed compilation database: " +
                         Error);
+    if (Database->getAllFiles().empty())
+      return inputError(DatabaseFile + ": the compilation database is empty");
     Database = tooling::inferMissingCompileCommands(std::move(Database));
   } else if (FixedDatabase) {
     Database = std::move(FixedDatabase);
@@ -257,18 +390,33 @@ int main(int argc, const char **argv) {
     if (!sys::fs::exists(File))
       return inputError(File + ": no such file");
 
+  std::vector<std::string> AbsoluteFiles;
+  for (const std::string &File : Files) {
+    SmallString<256> Path(File);
+    sys::fs::make_absolute(Path);
+    AbsoluteFiles.push_back(Path.str().str());
+  }
+  {
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    if (!checkConfiguration(*Provider, AbsoluteFiles))
+      return InputError;
+  }
+
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
   xfer::CudaAnalysisSetup Cuda{
       xfer::detectCudaPath(CudaPath, XFER_DEFAULT_CUDA_PATH)};
   auto CudaErrors = std::make_shared<xfer::CudaCommandErrors>();
-  Options.CommandAdjuster =
+  tooling::ArgumentsAdjuster CudaAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
   Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
+  ProgressLines Progress(!Quiet && Files.size() > 1, Files.size());
 
   // The translation units of one run are one program: a first pass
   // collects where each call's arguments live and which units use CUDA,
   // so that train.cpp sees the device main.cpp chose.
   if (!NoIndex && (Files.size() > 1 || !IndexFile.empty())) {
+    Options.CommandAdjuster = combine(Progress.stage("indexing"), CudaAdjuster);
     std::string Index = IndexFile;
     if (Error Failed = xfer::writeProjectIndex(*Database, Files, Options,
                                                Index))
@@ -282,7 +430,22 @@ int main(int argc, const char **argv) {
           sys::fs::remove(Value);
   });
 
+  Options.CommandAdjuster = combine(Progress.stage("analysing"), CudaAdjuster);
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
+
+  // Configuration diagnostics (a cost model the checks cannot read) are
+  // errors of the run, not findings.
+  std::vector<std::string> ConfigurationErrors;
+  {
+    StringSet<> Seen;
+    llvm::erase_if(Result.Diagnostics, [&](const tidy::ClangTidyError &E) {
+      if (E.DiagnosticName != "clang-tidy-config")
+        return false;
+      if (Seen.insert(E.Message.Message).second)
+        ConfigurationErrors.push_back(E.Message.Message);
+      return true;
+    });
+  }
 
   xfer::PositionResolver Resolver;
   std::vector<xfer::Finding> Findings =
@@ -290,15 +453,19 @@ int main(int argc, const char **argv) {
 
   Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
     switch (Format) {
-    case xfer::OutputFormat::Text:
-      xfer::writeText(OS, Findings, Resolver,
-                      OutputFile.empty() && sys::Process::StandardOutIsDisplayed());
+    case xfer::OutputFormat::Text: {
+      bool Colors = useColor(Color, OutputFile.empty() && OS.is_displayed());
+      OS.enable_colors(Colors);
+      xfer::writeText(OS, Findings, Resolver, Colors);
       break;
+    }
     case xfer::OutputFormat::Json:
-      OS << formatv("{0:2}", xfer::toJson(Findings)) << '\n';
+      xfer::writeJson(OS, xfer::toJson(Findings));
+      OS << '\n';
       break;
     case xfer::OutputFormat::Sarif:
-      OS << formatv("{0:2}", xfer::toSarif(Findings)) << '\n';
+      xfer::writeJson(OS, xfer::toSarif(Findings));
+      OS << '\n';
       break;
     }
   });
@@ -325,6 +492,10 @@ int main(int argc, const char **argv) {
       ++Warnings;
 
   bool HadErrors = false;
+  for (const std::string &Message : ConfigurationErrors) {
+    inputError("configuration: " + Message);
+    HadErrors = true;
+  }
   for (const std::string &Message : CudaErrors->takeMessages()) {
     WithColor::error(errs(), "xfer-tidy") << Message << '\n';
     HadErrors = true;

@@ -62,6 +62,13 @@ struct RunResult {
 /// The clang-tidy options every file starts from (checks "-*,xfer-*").
 clang::tidy::ClangTidyOptions defaultXferOptions();
 
+/// The configuration a run reads: .clang-tidy files (or --config) over the
+/// defaults, then --checks and the global check options; configuration
+/// files and --config turn xfer checks on or off only through globs that
+/// name them (see CheckConfiguration.h).
+std::unique_ptr<clang::tidy::ClangTidyOptionsProvider>
+createOptionsProvider(const RunOptions &Options);
+
 /// Runs the enabled xfer-* checks over \p Files with the commands in
 /// \p Database.
 RunResult runChecks(const clang::tooling::CompilationDatabase &Database,
