@@ -55,6 +55,23 @@ RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args,
   return R;
 }
 
+std::string shellQuote(llvm::StringRef Arg) {
+  std::string Quoted = "'";
+  for (char C : Arg)
+    Quoted += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Quoted + "'";
+}
+
+/// Runs \p Args (program first) in the directory \p Directory.
+RunOutcome runIn(llvm::StringRef Directory,
+                 const std::vector<std::string> &Args,
+                 std::optional<std::vector<std::string>> Env = std::nullopt) {
+  std::string Command = "cd " + shellQuote(Directory) + " && exec";
+  for (const std::string &Arg : Args)
+    Command += " " + shellQuote(Arg);
+  return run("/bin/sh", {"-c", Command}, std::move(Env));
+}
+
 const std::string Tool = XFER_BINARY_DIR "/tool/xfer-tidy";
 const std::string Plugin = XFER_BINARY_DIR "/checks/libXferTidy.so";
 const std::string StubInclude = XFER_TESTDATA_DIR "/include";
@@ -481,6 +498,22 @@ TEST_F(ToolTest, SarifReport) {
            ->getObject("region");
   EXPECT_EQ(4, Region.getInteger("startLine").value_or(0));
   EXPECT_EQ(5, Region.getInteger("startColumn").value_or(0));
+}
+
+// GitHub Actions annotations, the path relative to the current directory.
+TEST_F(ToolTest, GithubWorkflowCommands) {
+  ASSERT_FALSE(llvm::sys::fs::create_directory(Dir + "/src"));
+  std::string File = write("src/hazard.cpp", HazardSource);
+  RunOutcome R = runIn(Dir, {Tool, "--format=github", File, "--", "-isystem",
+                             StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_TRUE(llvm::StringRef(R.Out).starts_with(
+      "::warning file=src/hazard.cpp,line=4,col=5,title=xfer-copy-in-loop::"
+      "'cudaMemcpy' copies device memory to the host on each of 10 "
+      "iterations of the loop at line 3: the copy waits for all queued "
+      "device work and crosses the host link each time (measured cost: "))
+      << R.Out;
+  EXPECT_EQ(1u, llvm::count(R.Out, '\n')) << R.Out;
 }
 
 TEST_F(ToolTest, OutputFileIsWrittenWhole) {

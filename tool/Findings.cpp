@@ -1,11 +1,37 @@
 //===--- Findings.cpp - diagnostics with resolved source positions --------===//
 
 #include "Findings.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include <algorithm>
 #include <tuple>
 
 namespace xfer {
+
+std::string absolutePath(llvm::StringRef File, llvm::StringRef BuildDirectory) {
+  llvm::SmallString<256> Path(File);
+  if (llvm::sys::path::is_relative(Path)) {
+    if (BuildDirectory.empty())
+      llvm::sys::fs::make_absolute(Path);
+    else
+      llvm::sys::fs::make_absolute(BuildDirectory, Path);
+  }
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return Path.str().str();
+}
+
+std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
+                      llvm::StringRef BuildDirectory) {
+  std::string Absolute = absolutePath(File, BuildDirectory);
+  std::string Base = absolutePath(Root, "");
+  llvm::StringRef Rest(Absolute);
+  if (Rest.consume_front(Base) &&
+      (Base.empty() || llvm::sys::path::is_separator(Base.back()) ||
+       Rest.consume_front("/")))
+    return llvm::sys::path::convert_to_slash(Rest);
+  return llvm::sys::path::convert_to_slash(Absolute);
+}
 
 const PositionResolver::FileLines *PositionResolver::load(llvm::StringRef File) {
   auto [It, Inserted] = Files.try_emplace(File);
@@ -63,6 +89,7 @@ toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
                      : Finding::Level::Warning;
     F.Where = Resolver.resolve(Error.Message.FilePath, Error.Message.FileOffset);
     F.Message = Error.Message.Message;
+    F.BuildDirectory = Error.BuildDirectory;
     for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
       F.Notes.push_back(
           {Resolver.resolve(Note.FilePath, Note.FileOffset), Note.Message});

@@ -32,11 +32,23 @@ struct Finding {
   std::vector<FindingNote> Notes;
   /// Replacements of the fix-it, if any.
   std::vector<clang::tooling::Replacement> Fixes;
+  /// The directory of the compile command, against which relative file
+  /// names are resolved.
+  std::string BuildDirectory;
 
   bool isCompilerDiagnostic() const {
     return llvm::StringRef(CheckName).starts_with("clang-diagnostic-");
   }
 };
+
+/// \p File as an absolute path: relative names are taken from
+/// \p BuildDirectory, or the current directory when it is empty.
+std::string absolutePath(llvm::StringRef File, llvm::StringRef BuildDirectory);
+
+/// \p File relative to the directory \p Root when it lies below it (both
+/// made absolute, '/' separated), else the absolute path.
+std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
+                      llvm::StringRef BuildDirectory = "");
 
 /// Resolves offsets to lines and columns, reading each file once.
 class PositionResolver {

@@ -90,7 +90,61 @@ double rounded(double Value, int Digits) {
   return std::round(Value * Scale) / Scale;
 }
 
+/// Escapes the message of a workflow command.
+std::string escapeWorkflowData(llvm::StringRef Text) {
+  std::string Escaped;
+  for (char C : Text) {
+    switch (C) {
+    case '%': Escaped += "%25"; break;
+    case '\r': Escaped += "%0D"; break;
+    case '\n': Escaped += "%0A"; break;
+    default: Escaped += C;
+    }
+  }
+  return Escaped;
+}
+
+/// Escapes a property value of a workflow command.
+std::string escapeWorkflowProperty(llvm::StringRef Text) {
+  std::string Escaped;
+  for (char C : escapeWorkflowData(Text)) {
+    switch (C) {
+    case ':': Escaped += "%3A"; break;
+    case ',': Escaped += "%2C"; break;
+    default: Escaped += C;
+    }
+  }
+  return Escaped;
+}
+
 } // namespace
+
+const FindingNote *costNote(const Finding &F) {
+  for (const FindingNote &Note : F.Notes)
+    if (llvm::StringRef(Note.Message).starts_with("measured cost: "))
+      return &Note;
+  return nullptr;
+}
+
+void writeGithub(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                 llvm::StringRef Root) {
+  for (const Finding &F : Findings) {
+    OS << "::" << levelName(F) << ' ';
+    if (!F.Where.File.empty()) {
+      OS << "file="
+         << escapeWorkflowProperty(
+                pathBelow(F.Where.File, Root, F.BuildDirectory));
+      if (F.Where.Line)
+        OS << ",line=" << F.Where.Line << ",col=" << F.Where.Column;
+      OS << ',';
+    }
+    OS << "title=" << escapeWorkflowProperty(F.CheckName) << "::";
+    std::string Message = F.Message;
+    if (const FindingNote *Cost = costNote(F))
+      Message += " (" + Cost->Message + ")";
+    OS << escapeWorkflowData(Message) << '\n';
+  }
+}
 
 void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value) {
   llvm::json::OStream J(OS, /*IndentSize=*/2);

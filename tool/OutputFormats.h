@@ -10,12 +10,21 @@
 
 namespace xfer {
 
-enum class OutputFormat { Text, Json, Sarif };
+enum class OutputFormat { Text, Json, Sarif, Github };
 
 /// clang-tidy's layout: "file:line:col: warning: message [check]", the
 /// source line and a caret, then the notes.
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                PositionResolver &Resolver, bool Color);
+
+/// GitHub Actions workflow commands, one per finding:
+/// "::warning file=<path>,line=L,col=C,title=<check>::<message> (<cost>)",
+/// paths relative to \p Root (the current directory) when below it.
+void writeGithub(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                 llvm::StringRef Root);
+
+/// The cost note of \p F ("measured cost: ..."), or null.
+const FindingNote *costNote(const Finding &F);
 
 /// {"version": 1, "tool": ..., "findings": [...]}; see README.md.
 llvm::json::Value toJson(const std::vector<Finding> &Findings);

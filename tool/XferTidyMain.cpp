@@ -67,7 +67,9 @@ cl::opt<xfer::OutputFormat> Format(
     cl::values(clEnumValN(xfer::OutputFormat::Text, "text",
                           "clang-tidy style text (default)"),
                clEnumValN(xfer::OutputFormat::Json, "json", "JSON"),
-               clEnumValN(xfer::OutputFormat::Sarif, "sarif", "SARIF 2.1.0")),
+               clEnumValN(xfer::OutputFormat::Sarif, "sarif", "SARIF 2.1.0"),
+               clEnumValN(xfer::OutputFormat::Github, "github",
+                          "GitHub Actions workflow commands (annotations)")),
     cl::cat(XferCategory));
 cl::opt<std::string> OutputFile(
     "output", cl::desc("Write the report to <file> instead of stdout; the "
@@ -467,6 +469,12 @@ int main(int argc, const char **argv) {
       xfer::writeJson(OS, xfer::toSarif(Findings));
       OS << '\n';
       break;
+    case xfer::OutputFormat::Github: {
+      SmallString<256> Cwd;
+      sys::fs::current_path(Cwd);
+      xfer::writeGithub(OS, Findings, Cwd);
+      break;
+    }
     }
   });
   if (WriteError)
