@@ -516,6 +516,138 @@ TEST_F(ToolTest, GithubWorkflowCommands) {
   EXPECT_EQ(1u, llvm::count(R.Out, '\n')) << R.Out;
 }
 
+const llvm::json::Object &object(const llvm::json::Value *V) {
+  static const llvm::json::Object Empty;
+  return V && V->getAsObject() ? *V->getAsObject() : Empty;
+}
+
+std::string text(const llvm::json::Object &O, llvm::StringRef Key) {
+  return object(O.get(Key)).getString("text").value_or("").str();
+}
+
+// What code-scanning services need: described rules with documentation,
+// URIs relative to %SRCROOT%, fingerprints that survive moved lines,
+// configuration warnings and location-less errors as notifications.
+TEST_F(ToolTest, SarifForCodeScanning) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy", "CheckOptions:\n  xfer-sync-in-loop.MinIteratons: 3\n");
+  auto Sarif = [&](std::vector<std::string> Extra) {
+    std::vector<std::string> Args{Tool, "--format=sarif", "hazard.cpp"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    for (const char *Flag : {"--", "-isystem"})
+      Args.push_back(Flag);
+    Args.push_back(StubInclude);
+    RunOutcome R = runIn(Dir, Args);
+    llvm::Expected<llvm::json::Value> Log = llvm::json::parse(R.Out);
+    if (!Log) {
+      ADD_FAILURE() << llvm::toString(Log.takeError()) << R.Out << R.Err;
+      return std::make_pair(R.Status, llvm::json::Object());
+    }
+    return std::make_pair(
+        R.Status,
+        object(&(*Log->getAsObject()->getArray("runs"))[0]));
+  };
+
+  auto [Status, Run] = Sarif({});
+  EXPECT_EQ(1, Status);
+  const llvm::json::Object &Driver =
+      object(object(Run.get("tool")).get("driver"));
+  llvm::StringRef Information =
+      Driver.getString("informationUri").value_or("");
+  EXPECT_TRUE(Information.ends_with("/README.md")) << Information.str();
+  EXPECT_FALSE(Information.contains("clang.llvm.org"));
+  std::set<std::string> Rules;
+  for (const llvm::json::Value &V : *Driver.getArray("rules")) {
+    const llvm::json::Object &Rule = object(&V);
+    std::string Id = Rule.getString("id").value_or("").str();
+    Rules.insert(Id);
+    EXPECT_FALSE(text(Rule, "shortDescription").empty()) << Id;
+    EXPECT_GT(text(Rule, "fullDescription").size(), 80u) << Id;
+    EXPECT_FALSE(text(Rule, "help").empty()) << Id;
+    std::string Doc = "docs/checks/" + Id.substr(5) + ".md";
+    llvm::StringRef Help = Rule.getString("helpUri").value_or("");
+    EXPECT_TRUE(Help.ends_with("/" + Doc)) << Help.str();
+    EXPECT_TRUE(llvm::sys::fs::exists(XFER_TESTDATA_DIR "/../" + Doc)) << Doc;
+  }
+  EXPECT_EQ((std::set<std::string>{"xfer-copy-in-loop", "xfer-create-on-device",
+                                   "xfer-device-mismatch",
+                                   "xfer-pageable-async-copy",
+                                   "xfer-sync-in-loop"}),
+            Rules);
+
+  EXPECT_EQ("file://" + Dir.str().str() + "/",
+            object(object(Run.get("originalUriBaseIds")).get("%SRCROOT%"))
+                .getString("uri")
+                .value_or(""));
+  const llvm::json::Array &Results = *Run.getArray("results");
+  ASSERT_EQ(1u, Results.size());
+  const llvm::json::Object &Result = object(&Results[0]);
+  EXPECT_EQ("xfer-copy-in-loop", Result.getString("ruleId").value_or(""));
+  EXPECT_EQ("warning", Result.getString("level").value_or(""));
+  const llvm::json::Object &Physical =
+      object(object(&(*Result.getArray("locations"))[0])
+                 .get("physicalLocation"));
+  const llvm::json::Object &Artifact = object(Physical.get("artifactLocation"));
+  EXPECT_EQ("hazard.cpp", Artifact.getString("uri").value_or(""));
+  EXPECT_EQ("%SRCROOT%", Artifact.getString("uriBaseId").value_or(""));
+  EXPECT_EQ(4, object(Physical.get("region")).getInteger("startLine"));
+  std::string Fingerprint = object(Result.get("partialFingerprints"))
+                                .getString("xferTidyLineHash/v1")
+                                .value_or("")
+                                .str();
+  EXPECT_FALSE(Fingerprint.empty());
+
+  // The configuration warning is a notification, not a result.
+  const llvm::json::Object &Invocation =
+      object(&(*Run.getArray("invocations"))[0]);
+  EXPECT_EQ(true, Invocation.getBoolean("executionSuccessful"));
+  EXPECT_NE(std::string::npos,
+            text(object(&(*Invocation.getArray(
+                            "toolConfigurationNotifications"))[0]),
+                 "message")
+                .find("xfer-sync-in-loop.MinIteratons"));
+
+  // Moved down a line: same fingerprint, new line number.
+  write("hazard.cpp", std::string("// moved\n") + HazardSource);
+  auto [MovedStatus, Moved] = Sarif({});
+  const llvm::json::Object &MovedResult =
+      object(&(*Moved.getArray("results"))[0]);
+  EXPECT_EQ(Fingerprint, object(MovedResult.get("partialFingerprints"))
+                             .getString("xferTidyLineHash/v1")
+                             .value_or(""));
+  EXPECT_EQ(5, object(object(object(&(*MovedResult.getArray("locations"))[0])
+                                 .get("physicalLocation"))
+                          .get("region"))
+                   .getInteger("startLine"));
+
+  // --sarif-root; an error without a location is an execution notification.
+  auto [Failed, Rooted] =
+      Sarif({"--sarif-root=" + llvm::sys::path::parent_path(Dir).str(),
+             "--extra-arg=-fno-such-flag"});
+  EXPECT_EQ(2, Failed);
+  for (const llvm::json::Value &V : *Rooted.getArray("results")) {
+    const llvm::json::Object &R = object(&V);
+    ASSERT_TRUE(R.getArray("locations"));
+    EXPECT_EQ(llvm::sys::path::filename(Dir).str() + "/hazard.cpp",
+              object(object(object(&(*R.getArray("locations"))[0])
+                                .get("physicalLocation"))
+                         .get("artifactLocation"))
+                  .getString("uri")
+                  .value_or(""));
+  }
+  const llvm::json::Object &FailedInvocation =
+      object(&(*Rooted.getArray("invocations"))[0]);
+  EXPECT_EQ(false, FailedInvocation.getBoolean("executionSuccessful"));
+  const llvm::json::Array *Execution =
+      FailedInvocation.getArray("toolExecutionNotifications");
+  ASSERT_TRUE(Execution);
+  bool NamesFlag = false;
+  for (const llvm::json::Value &V : *Execution)
+    NamesFlag |= text(object(&V), "message").find("-fno-such-flag") !=
+                 std::string::npos;
+  EXPECT_TRUE(NamesFlag);
+}
+
 TEST_F(ToolTest, OutputFileIsWrittenWhole) {
   std::string File = write("hazard.cpp", HazardSource);
   std::string Report = Dir.str().str() + "/report.json";

@@ -1,7 +1,9 @@
 //===--- Findings.cpp - diagnostics with resolved source positions --------===//
 
 #include "Findings.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
@@ -32,6 +34,25 @@ std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
     return llvm::sys::path::convert_to_slash(Rest);
   return llvm::sys::path::convert_to_slash(Absolute);
 }
+
+std::string lineFingerprint(llvm::StringRef Check, llvm::StringRef File,
+                            llvm::StringRef LineText) {
+  std::string Code;
+  for (char C : LineText)
+    if (!llvm::isSpace(C))
+      Code += C;
+  llvm::MD5 Hash;
+  Hash.update(Check);
+  Hash.update(llvm::ArrayRef<uint8_t>{0});
+  Hash.update(File);
+  Hash.update(llvm::ArrayRef<uint8_t>{0});
+  Hash.update(Code);
+  llvm::MD5::MD5Result Digest;
+  Hash.final(Digest);
+  return Digest.digest().substr(0, 16).str();
+}
+
+std::string documentationRoot() { return XFER_SOURCE_DIR; }
 
 const PositionResolver::FileLines *PositionResolver::load(llvm::StringRef File) {
   auto [It, Inserted] = Files.try_emplace(File);

@@ -50,6 +50,17 @@ std::string absolutePath(llvm::StringRef File, llvm::StringRef BuildDirectory);
 std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
                       llvm::StringRef BuildDirectory = "");
 
+/// A fingerprint of a finding that survives edits elsewhere in the file:
+/// a hash of the check, the file (as given, normally relative to a root)
+/// and the text of the finding's line without white space, not its number.
+std::string lineFingerprint(llvm::StringRef Check, llvm::StringRef File,
+                            llvm::StringRef LineText);
+
+/// The directory holding README.md and docs/: the one installed next to
+/// the running executable (<prefix>/share/doc/xfer-tidy), else the source
+/// tree xfer-tidy was built from.
+std::string documentationRoot();
+
 /// Resolves offsets to lines and columns, reading each file once.
 class PositionResolver {
 public:

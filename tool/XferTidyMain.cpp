@@ -75,6 +75,11 @@ cl::opt<std::string> OutputFile(
     "output", cl::desc("Write the report to <file> instead of stdout; the "
                        "file is replaced atomically"),
     cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> SarifRoot(
+    "sarif-root",
+    cl::desc("%SRCROOT% of the SARIF report: file URIs below it are relative "
+             "to it (default: the current directory)"),
+    cl::value_desc("dir"), cl::cat(XferCategory));
 cl::opt<std::string> ExportFixes(
     "export-fixes",
     cl::desc("Write suggested fixes as YAML for clang-apply-replacements"),
@@ -203,11 +208,14 @@ int inputError(const Twine &Message) {
 /// errors) if the run would be meaningless: an option value a check cannot
 /// use, or no check enabled.
 bool checkConfiguration(tidy::ClangTidyOptionsProvider &Provider,
-                        ArrayRef<std::string> Files) {
+                        ArrayRef<std::string> Files,
+                        std::vector<std::string> *Warnings = nullptr) {
   xfer::ConfigurationReport Report =
       xfer::verifyConfiguration(Provider, Files);
   for (const std::string &Message : Report.Warnings)
     warning(Message);
+  if (Warnings)
+    *Warnings = Report.Warnings;
   for (const std::string &Message : Report.Errors)
     inputError("configuration: " + Message);
   if (!Report.AnyCheckEnabled)
@@ -398,10 +406,11 @@ int main(int argc, const char **argv) {
     sys::fs::make_absolute(Path);
     AbsoluteFiles.push_back(Path.str().str());
   }
+  std::vector<std::string> ConfigurationWarnings;
   {
     std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
         xfer::createOptionsProvider(Options);
-    if (!checkConfiguration(*Provider, AbsoluteFiles))
+    if (!checkConfiguration(*Provider, AbsoluteFiles, &ConfigurationWarnings))
       return InputError;
   }
 
@@ -453,6 +462,20 @@ int main(int argc, const char **argv) {
   std::vector<xfer::Finding> Findings =
       xfer::toFindings(Result.Diagnostics, Resolver);
 
+  // What makes the run fail (exit 2), printed after the report.
+  std::vector<std::string> RunErrors;
+  for (const std::string &Message : ConfigurationErrors)
+    RunErrors.push_back("configuration: " + Message);
+  for (std::string &Message : CudaErrors->takeMessages())
+    RunErrors.push_back(std::move(Message));
+  {
+    StringSet<> Reported;
+    for (const std::string &File : Result.FilesWithErrors)
+      if (Reported.insert(File).second)
+        RunErrors.push_back(File +
+                            ": compiler errors; findings may be incomplete");
+  }
+
   Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
     switch (Format) {
     case xfer::OutputFormat::Text: {
@@ -465,10 +488,16 @@ int main(int argc, const char **argv) {
       xfer::writeJson(OS, xfer::toJson(Findings));
       OS << '\n';
       break;
-    case xfer::OutputFormat::Sarif:
-      xfer::writeJson(OS, xfer::toSarif(Findings));
+    case xfer::OutputFormat::Sarif: {
+      xfer::SarifOptions Sarif;
+      Sarif.Root = SarifRoot.empty() ? std::string(".") : SarifRoot.getValue();
+      Sarif.EnabledChecks = Result.EnabledChecks;
+      Sarif.ConfigurationWarnings = ConfigurationWarnings;
+      Sarif.ExecutionErrors = RunErrors;
+      xfer::writeJson(OS, xfer::toSarif(Findings, Resolver, Sarif));
       OS << '\n';
       break;
+    }
     case xfer::OutputFormat::Github: {
       SmallString<256> Cwd;
       sys::fs::current_path(Cwd);
@@ -499,22 +528,9 @@ int main(int argc, const char **argv) {
     if (!F.isCompilerDiagnostic())
       ++Warnings;
 
-  bool HadErrors = false;
-  for (const std::string &Message : ConfigurationErrors) {
-    inputError("configuration: " + Message);
-    HadErrors = true;
-  }
-  for (const std::string &Message : CudaErrors->takeMessages()) {
-    WithColor::error(errs(), "xfer-tidy") << Message << '\n';
-    HadErrors = true;
-  }
-  StringSet<> Reported;
-  for (const std::string &File : Result.FilesWithErrors)
-    if (Reported.insert(File).second) {
-      WithColor::error(errs(), "xfer-tidy")
-          << File << ": compiler errors; findings may be incomplete\n";
-      HadErrors = true;
-    }
+  for (const std::string &Message : RunErrors)
+    inputError(Message);
+  bool HadErrors = !RunErrors.empty();
   if (!Quiet)
     errs() << Warnings << (Warnings == 1 ? " finding" : " findings") << " in "
            << Files.size() << (Files.size() == 1 ? " file" : " files")
