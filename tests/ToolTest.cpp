@@ -406,6 +406,44 @@ TEST_F(ToolTest, Colours) {
   EXPECT_NE(std::string::npos, R.Out.find("[xfer-copy-in-loop]")) << R.Out;
 }
 
+// --exit-zero: findings alone do not fail the run; findings made errors by
+// --warnings-as-errors (or WarningsAsErrors in .clang-tidy) and input errors
+// still do.
+TEST_F(ToolTest, ExitZeroAndWarningsAsErrors) {
+  std::string File = write("hazard.cpp", HazardSource);
+  auto Run = [&](std::vector<std::string> Options) {
+    Options.insert(Options.end(), {File, "--", "-isystem", StubInclude});
+    return run(Tool, Options);
+  };
+  RunOutcome R = Run({"--exit-zero"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+
+  R = Run({"--warnings-as-errors=xfer-copy-*"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(":4:5: error: 'cudaMemcpy' copies device memory"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("[xfer-copy-in-loop,-warnings-as-errors]"))
+      << R.Out;
+  EXPECT_NE(std::string::npos, R.Err.find("1 finding in 1 file, 1 as errors"))
+      << R.Err;
+  R = Run({"--exit-zero", "--warnings-as-errors=xfer-copy-in-loop"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  R = Run({"--exit-zero", "--warnings-as-errors=xfer-sync-in-loop"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(": warning: ")) << R.Out;
+
+  write(".clang-tidy", "WarningsAsErrors: 'xfer-*'\n");
+  R = Run({"--exit-zero", "--format=json"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find("\"severity\": \"error\"")) << R.Out;
+
+  R = run(Tool, {"--exit-zero", Dir.str().str() + "/absent.cpp", "--"});
+  EXPECT_EQ(2, R.Status);
+}
+
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
   RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
   EXPECT_EQ(2, R.Status);

@@ -109,6 +109,7 @@ toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
                      ? Finding::Level::Error
                      : Finding::Level::Warning;
     F.Where = Resolver.resolve(Error.Message.FilePath, Error.Message.FileOffset);
+    F.WarningAsError = Error.IsWarningAsError;
     F.Message = Error.Message.Message;
     F.BuildDirectory = Error.BuildDirectory;
     for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)

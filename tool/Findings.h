@@ -27,6 +27,8 @@ struct FindingNote {
 struct Finding {
   std::string CheckName; // "xfer-sync-in-loop", "clang-diagnostic-error"
   enum class Level { Warning, Error } Severity = Level::Warning;
+  /// A check's warning made an error by WarningsAsErrors.
+  bool WarningAsError = false;
   SourcePosition Where;
   std::string Message;
   std::vector<FindingNote> Notes;

@@ -165,7 +165,8 @@ void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     OS << levelName(F) << ": ";
     if (Color)
       OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    OS << F.Message << " [" << F.CheckName << "]\n";
+    OS << F.Message << " [" << F.CheckName
+       << (F.WarningAsError ? ",-warnings-as-errors" : "") << "]\n";
     if (Color)
       OS.resetColor();
     writeSnippet(OS, F.Where, Resolver);

@@ -84,6 +84,17 @@ cl::opt<std::string> ExportFixes(
     "export-fixes",
     cl::desc("Write suggested fixes as YAML for clang-apply-replacements"),
     cl::value_desc("yaml"), cl::cat(XferCategory));
+cl::opt<std::string> WarningsAsErrors(
+    "warnings-as-errors",
+    cl::desc("Check globs whose findings are errors, appended to the "
+             "configuration's WarningsAsErrors; such findings make the exit "
+             "status 1 even with --exit-zero"),
+    cl::value_desc("globs"), cl::cat(XferCategory));
+cl::opt<bool> ExitZero(
+    "exit-zero",
+    cl::desc("Exit 0 when there are findings (not for findings made errors "
+             "by --warnings-as-errors, nor for input errors)"),
+    cl::cat(XferCategory));
 cl::opt<bool> Fix("fix", cl::desc("Apply the suggested fixes in place"),
                   cl::cat(XferCategory));
 cl::opt<unsigned> Jobs(
@@ -337,6 +348,7 @@ int main(int argc, const char **argv) {
   if (!CostModelFile.empty())
     Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   Options.Checks = Checks;
+  Options.WarningsAsErrors = WarningsAsErrors;
   Options.Config = Config;
   Options.ExtraArgs = ExtraArgs;
   Options.ExtraArgsBefore = ExtraArgsBefore;
@@ -523,10 +535,12 @@ int main(int argc, const char **argv) {
     if (Error Err = applyFixes(Result.Diagnostics, Applied))
       return inputError("cannot apply fixes: " + toString(std::move(Err)));
 
-  unsigned Warnings = 0;
+  unsigned Warnings = 0, AsErrors = 0;
   for (const xfer::Finding &F : Findings)
-    if (!F.isCompilerDiagnostic())
+    if (!F.isCompilerDiagnostic()) {
       ++Warnings;
+      AsErrors += F.WarningAsError;
+    }
 
   for (const std::string &Message : RunErrors)
     inputError(Message);
@@ -534,9 +548,12 @@ int main(int argc, const char **argv) {
   if (!Quiet)
     errs() << Warnings << (Warnings == 1 ? " finding" : " findings") << " in "
            << Files.size() << (Files.size() == 1 ? " file" : " files")
+           << (AsErrors ? formatv(", {0} as errors", AsErrors).str() : "")
            << (Fix ? formatv(", {0} fixes applied", Applied).str() : "")
            << '\n';
   if (HadErrors)
     return InputError;
-  return Warnings ? FoundFindings : NoFindings;
+  if (AsErrors)
+    return FoundFindings;
+  return Warnings && !ExitZero ? FoundFindings : NoFindings;
 }

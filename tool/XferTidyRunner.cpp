@@ -134,6 +134,8 @@ makeOptionsProvider(const RunOptions &Options,
   ClangTidyOptions Override;
   if (!Options.Checks.empty())
     Override.Checks = Options.Checks;
+  if (!Options.WarningsAsErrors.empty())
+    Override.WarningsAsErrors = Options.WarningsAsErrors;
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
   if (!Options.Config.empty()) {

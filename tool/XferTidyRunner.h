@@ -24,6 +24,9 @@ struct RunOptions {
   /// Check globs given on the command line; empty keeps the configuration's
   /// (.clang-tidy files, then the default "-*,xfer-*").
   std::string Checks;
+  /// Globs of the checks whose findings are errors, appended to the
+  /// configuration's WarningsAsErrors (clang-tidy's --warnings-as-errors).
+  std::string WarningsAsErrors;
   /// A YAML/JSON configuration that replaces .clang-tidy lookup, as
   /// clang-tidy's --config.
   std::string Config;
