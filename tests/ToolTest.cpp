@@ -444,6 +444,123 @@ TEST_F(ToolTest, ExitZeroAndWarningsAsErrors) {
   EXPECT_EQ(2, R.Status);
 }
 
+// A git repository in the test's directory, isolated from the machine's
+// git configuration, with a build/compile_commands.json listing main.cpp
+// only (flags for the stub CUDA headers).
+class GitRepositoryTest : public ToolTest {
+protected:
+  void SetUp() override {
+    ToolTest::SetUp();
+    llvm::ErrorOr<std::string> Found = llvm::sys::findProgramByName("git");
+    if (!Found)
+      GTEST_SKIP() << "git not installed";
+    Git = *Found;
+    Env = {"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+           "HOME=" + Dir.str().str(),
+           "PATH=" + llvm::sys::path::parent_path(Tool).str() + ":/usr/bin:/bin",
+           "PRE_COMMIT_HOME=" + Dir.str().str() + "/pre-commit-home",
+           "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+           "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"};
+    ASSERT_EQ(0, git({"init", "-q", "."}).Status);
+    ASSERT_FALSE(llvm::sys::fs::create_directory(Dir + "/build"));
+    std::string Main = write("main.cpp", "int main() {}\n");
+    write("build/compile_commands.json",
+          "[{\"directory\": \"" + Dir.str().str() +
+              "/build\", \"command\": \"c++ -isystem " + StubInclude +
+              " -c " + Main + "\", \"file\": \"" + Main + "\"}]");
+  }
+
+  RunOutcome git(std::vector<std::string> Args) {
+    Args.insert(Args.begin(), Git);
+    return runIn(Dir, Args, Env);
+  }
+
+  /// Commits \p Name with \p Contents; the outcome of git commit.
+  RunOutcome commit(llvm::StringRef Name, llvm::StringRef Contents) {
+    write(Name, Contents);
+    EXPECT_EQ(0, git({"add", Name.str()}).Status);
+    RunOutcome R = git({"commit", "-q", "-m", ("add " + Name).str()});
+    if (R.Status != 0)
+      git({"rm", "-q", "--cached", Name.str()});
+    return R;
+  }
+
+  std::string Git;
+  std::vector<std::string> Env;
+};
+
+// The plain hook, installed by xfer-tidy itself: a staged hazard is
+// rejected with the warning shown, a clean file is accepted; the file is not
+// in the compilation database and says so once.
+TEST_F(GitRepositoryTest, PlainPreCommitHook) {
+  RunOutcome R = runIn(Dir, {Tool, "--install-git-hook"}, Env);
+  ASSERT_EQ(0, R.Status) << R.Err;
+  std::string Hook = Dir.str().str() + "/.git/hooks/pre-commit";
+  EXPECT_TRUE(llvm::sys::fs::can_execute(Hook));
+  EXPECT_NE(std::string::npos,
+            readFile(Hook).find(": \"${XFER_TIDY:=" + Tool + "}\""));
+
+  R = commit("hazard.cpp", HazardSource);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  std::string Output = R.Out + R.Err;
+  EXPECT_NE(std::string::npos,
+            Output.find(Dir.str().str() + "/hazard.cpp" + CopyWarning))
+      << Output;
+  EXPECT_NE(std::string::npos, Output.find("commit rejected")) << Output;
+  llvm::StringRef Inferred = "hazard.cpp: not in " ;
+  EXPECT_EQ(1u, llvm::StringRef(Output).count(Inferred)) << Output;
+  EXPECT_NE(0, git({"rev-parse", "-q", "--verify", "HEAD"}).Status);
+
+  R = commit("clean.cpp", CleanSource);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(0, git({"rev-parse", "-q", "--verify", "HEAD"}).Status);
+
+  // Installing again replaces our hook; another hook is left alone.
+  EXPECT_EQ(0, runIn(Dir, {Tool, "--install-git-hook"}, Env).Status);
+  write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+  R = runIn(Dir, {Tool, "--install-git-hook"}, Env);
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("a pre-commit hook exists already"))
+      << R.Err;
+}
+
+// Through the pre-commit framework, with the repository's
+// .pre-commit-hooks.yaml (copied into a hook repository of its own).
+TEST_F(GitRepositoryTest, PreCommitFrameworkHook) {
+  llvm::ErrorOr<std::string> PreCommit =
+      llvm::sys::findProgramByName("pre-commit");
+  if (!PreCommit)
+    GTEST_SKIP() << "pre-commit not installed (apt-get install pre-commit)";
+  std::string HookRepo = Dir.str().str() + "/hook-repo";
+  ASSERT_FALSE(llvm::sys::fs::create_directory(HookRepo));
+  write("hook-repo/.pre-commit-hooks.yaml",
+        readFile(XFER_TESTDATA_DIR "/../.pre-commit-hooks.yaml"));
+  for (std::vector<std::string> Args :
+       {std::vector<std::string>{"init", "-q", "."},
+        std::vector<std::string>{"add", "."},
+        std::vector<std::string>{"commit", "-q", "-m", "hooks"}}) {
+    Args.insert(Args.begin(), Git);
+    ASSERT_EQ(0, runIn(HookRepo, Args, Env).Status);
+  }
+  write(".git/info/exclude", "hook-repo/\npre-commit-home/\nbuild/\n");
+  write(".pre-commit-config.yaml",
+        "repos:\n  - repo: " + HookRepo +
+            "\n    rev: HEAD\n    hooks:\n      - id: xfer-tidy\n");
+  ASSERT_EQ(0, git({"add", ".pre-commit-config.yaml", "main.cpp"}).Status);
+  RunOutcome R = runIn(Dir, {*PreCommit, "install"}, Env);
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+
+  R = commit("hazard.cpp", HazardSource);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  std::string Output = R.Out + R.Err;
+  EXPECT_NE(std::string::npos,
+            Output.find(Dir.str().str() + "/hazard.cpp" + CopyWarning))
+      << Output;
+
+  R = commit("clean.cpp", CleanSource);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
   RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
   EXPECT_EQ(2, R.Status);

@@ -27,6 +27,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -131,6 +132,12 @@ cl::opt<std::string> CostModelFile(
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
     cl::init(XFER_CLANG_RESOURCE_DIR), cl::cat(XferCategory));
+cl::opt<bool> InstallGitHook(
+    "install-git-hook",
+    cl::desc("Install a git pre-commit hook running this xfer-tidy on the "
+             "staged files into the repository of the current directory, "
+             "and exit"),
+    cl::cat(XferCategory));
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List the enabled checks and exit"),
                          cl::cat(XferCategory));
@@ -235,6 +242,108 @@ bool checkConfiguration(tidy::ClangTidyOptionsProvider &Provider,
   return Report.Errors.empty() && Report.AnyCheckEnabled;
 }
 
+/// The text of scripts/pre-commit.
+constexpr StringRef PreCommitHook =
+#include "PreCommitHook.inc"
+    ;
+
+/// Runs git with \p Args in the current directory; its standard output.
+Expected<std::string> runGit(ArrayRef<StringRef> Args) {
+  ErrorOr<std::string> Git = sys::findProgramByName("git");
+  if (!Git)
+    return createStringError(Git.getError(), "git not found");
+  SmallString<128> OutPath;
+  if (std::error_code EC =
+          sys::fs::createTemporaryFile("xfer-tidy-git", "txt", OutPath))
+    return createStringError(EC, "cannot create a temporary file");
+  auto Remove = make_scope_exit([&] { sys::fs::remove(OutPath); });
+  std::vector<StringRef> Argv{*Git};
+  Argv.insert(Argv.end(), Args.begin(), Args.end());
+  std::optional<StringRef> Redirects[] = {std::nullopt, OutPath.str(),
+                                          std::nullopt};
+  std::string Message;
+  int Status = sys::ExecuteAndWait(*Git, Argv, std::nullopt, Redirects, 0, 0,
+                                   &Message);
+  if (Status != 0)
+    return createStringError(std::errc::invalid_argument,
+                             "git %s failed%s%s", Args.front().str().c_str(),
+                             Message.empty() ? "" : ": ", Message.c_str());
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Out = MemoryBuffer::getFile(OutPath);
+  if (!Out)
+    return createStringError(Out.getError(), "cannot read git's output");
+  return (*Out)->getBuffer().str();
+}
+
+/// Writes scripts/pre-commit, set to run this executable, as the
+/// pre-commit hook of the repository of the current directory.
+int installGitHook(const char *Argv0) {
+  Expected<std::string> Hooks = runGit({"rev-parse", "--git-path", "hooks"});
+  if (!Hooks)
+    return inputError("cannot install the hook: " +
+                      toString(Hooks.takeError()));
+  SmallString<256> HookPath(StringRef(*Hooks).rtrim("\r\n"));
+  sys::fs::make_absolute(HookPath);
+  if (std::error_code EC = sys::fs::create_directories(HookPath))
+    return inputError(HookPath + ": " + EC.message());
+  sys::path::append(HookPath, "pre-commit");
+
+  std::string Self = sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&installGitHook));
+  std::string Escaped;
+  for (char C : Self) {
+    if (StringRef("\"$`\\").contains(C))
+      Escaped += '\\';
+    Escaped += C;
+  }
+  std::string Text = PreCommitHook.str();
+  StringRef Default = ": \"${XFER_TIDY:=xfer-tidy}\"";
+  size_t At = Text.find(Default.str());
+  if (At != std::string::npos)
+    Text.replace(At, Default.size(), ": \"${XFER_TIDY:=" + Escaped + "}\"");
+
+  if (sys::fs::exists(HookPath)) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Existing =
+        MemoryBuffer::getFile(HookPath);
+    // Ours (from this or another xfer-tidy) is replaced; another is not.
+    if (!Existing || !(*Existing)->getBuffer().contains(
+                         "runs xfer-tidy on the staged C, C++ and CUDA"))
+      return inputError(HookPath + ": a pre-commit hook exists already; "
+                                   "not replacing it (call xfer-tidy from "
+                                   "it, or remove it first)");
+  }
+  if (Error Err = writeToOutput(HookPath, [&](raw_ostream &OS) {
+        OS << Text;
+        return Error::success();
+      }))
+    return inputError("cannot write " + HookPath + ": " +
+                      toString(std::move(Err)));
+  if (std::error_code EC = sys::fs::setPermissions(
+          HookPath, sys::fs::all_read | sys::fs::all_exe |
+                        sys::fs::owner_write))
+    return inputError(HookPath + ": " + EC.message());
+  outs() << "installed " << HookPath << " (runs " << Self << ")\n";
+  return NoFindings;
+}
+
+/// The compile_commands.json nearest above \p Start (a file or directory):
+/// in a directory or in the build/ directory within it; empty if none.
+std::string findCompilationDatabase(StringRef Start) {
+  SmallString<256> Directory(Start);
+  sys::fs::make_absolute(Directory);
+  sys::path::remove_dots(Directory, /*remove_dot_dot=*/true);
+  if (!sys::fs::is_directory(Directory))
+    sys::path::remove_filename(Directory);
+  for (StringRef Dir = Directory; !Dir.empty();
+       Dir = sys::path::parent_path(Dir))
+    for (StringRef Sub : {"", "build"}) {
+      SmallString<256> Candidate(Dir);
+      sys::path::append(Candidate, Sub, "compile_commands.json");
+      if (sys::fs::exists(Candidate))
+        return Candidate.str().str();
+    }
+  return "";
+}
+
 /// The file whose configuration --list-checks shows, as clang-tidy: the
 /// first source, or a file in the current directory.
 std::string configurationProbe() {
@@ -330,6 +439,9 @@ int main(int argc, const char **argv) {
   WithColor::setAutoDetectFunction(
       [](const raw_ostream &) { return StderrColor; });
 
+  if (InstallGitHook)
+    return installGitHook(argv[0]);
+
   if (!Config.empty()) {
     ErrorOr<tidy::ClangTidyOptions> Parsed =
         tidy::parseConfiguration(MemoryBufferRef(Config, "--config"));
@@ -368,18 +480,22 @@ int main(int argc, const char **argv) {
     return NoFindings;
   }
 
-  // The compilation database: -p, "--", or a compile_commands.json found
-  // above the first source.
+  // The compilation database: -p, "--", or the compile_commands.json
+  // nearest above the first source (or in a build/ directory beside it).
   std::unique_ptr<tooling::CompilationDatabase> Database;
+  std::string DatabaseFile;
   if (!BuildPath.empty()) {
-    SmallString<256> DatabaseFile(BuildPath);
-    if (!sys::fs::is_directory(BuildPath) &&
-        sys::path::filename(BuildPath) == "compile_commands.json")
-      DatabaseFile = BuildPath;
-    else
-      sys::path::append(DatabaseFile, "compile_commands.json");
+    SmallString<256> Path(BuildPath);
+    if (sys::fs::is_directory(BuildPath) ||
+        sys::path::filename(BuildPath) != "compile_commands.json")
+      sys::path::append(Path, "compile_commands.json");
+    DatabaseFile = Path.str().str();
     if (!sys::fs::exists(DatabaseFile))
       return inputError(DatabaseFile + ": no compilation database");
+  } else if (!FixedDatabase && !Sources.empty()) {
+    DatabaseFile = findCompilationDatabase(Sources.front());
+  }
+  if (!DatabaseFile.empty()) {
     std::string Error;
     Database = tooling::JSONCompilationDatabase::loadFromFile(
         DatabaseFile, Error, tooling::JSONCommandLineSyntax::AutoDetect);
@@ -388,10 +504,13 @@ int main(int argc, const char **argv) {
                         Error);
     if (Database->getAllFiles().empty())
       return inputError(DatabaseFile + ": the compilation database is empty");
+    // Files it does not list (headers, new files) borrow the command of
+    // their closest neighbour, as in clangd.
     Database = tooling::inferMissingCompileCommands(std::move(Database));
   } else if (FixedDatabase) {
     Database = std::move(FixedDatabase);
   } else if (!Sources.empty()) {
+    // compile_flags.txt, else no flags at all.
     std::string Error;
     Database = tooling::CompilationDatabase::autoDetectFromSource(
         Sources.front(), Error);
@@ -418,6 +537,18 @@ int main(int argc, const char **argv) {
     sys::fs::make_absolute(Path);
     AbsoluteFiles.push_back(Path.str().str());
   }
+  // Say once per file when its command is borrowed from a neighbour.
+  if (!DatabaseFile.empty() && !Quiet)
+    for (size_t I = 0; I < Files.size(); ++I) {
+      const std::string &File = Files[I];
+      std::vector<tooling::CompileCommand> Commands =
+          Database->getCompileCommands(AbsoluteFiles[I]);
+      if (!Commands.empty() && !Commands.front().Heuristic.empty())
+        WithColor::note(errs(), "xfer-tidy")
+            << File << ": not in " << DatabaseFile << "; analysed with the "
+            << "command " << Commands.front().Heuristic << '\n';
+    }
+
   std::vector<std::string> ConfigurationWarnings;
   {
     std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
