@@ -524,6 +524,46 @@ TEST_F(GitRepositoryTest, PlainPreCommitHook) {
       << R.Err;
 }
 
+// --diff=<revision>: the changed files are analysed and only findings on
+// changed lines are reported.
+TEST_F(GitRepositoryTest, DiffReportsChangedLinesOnly) {
+  std::string Train = write("train.cpp", HazardSource);
+  ASSERT_EQ(0, git({"add", "train.cpp", "main.cpp"}).Status);
+  ASSERT_EQ(0, git({"commit", "-q", "-m", "train"}).Status);
+  write("other.cpp", HazardSource); // untracked: not in the diff
+  write("train.cpp", std::string(HazardSource) +
+                         "void again(float *Device, float *Host) {\n"
+                         "  for (int I = 0; I < 10; ++I)\n"
+                         "    cudaMemcpy(Host, Device, 4, "
+                         "cudaMemcpyDeviceToHost), launch(Device);\n"
+                         "}\n");
+  RunOutcome R = runIn(Dir, {Tool, "--diff=HEAD"}, Env);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Train + ":8:5: warning: 'cudaMemcpy' copies device "
+                               "memory to the host on each of 10 iterations "
+                               "of the loop at line 7"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(":4:5: warning:")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Err.find("1 finding in 1 file")) << R.Err;
+
+  // Nothing changed since the commit.
+  ASSERT_EQ(0, git({"commit", "-q", "-a", "-m", "again"}).Status);
+  R = runIn(Dir, {Tool, "--diff=HEAD"}, Env);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Err.find("no changed source files")) << R.Err;
+  // Against the first commit: the second function only.
+  R = runIn(Dir, {Tool, "--diff=HEAD~1", "train.cpp"}, Env);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(Train + ":8:5: warning:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(Train + ":4:5: warning:")) << R.Out;
+
+  R = runIn(Dir, {Tool, "--diff=no-such-revision"}, Env);
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("--diff=no-such-revision: 'git"))
+      << R.Err;
+}
+
 // Through the pre-commit framework, with the repository's
 // .pre-commit-hooks.yaml (copied into a hook repository of its own).
 TEST_F(GitRepositoryTest, PreCommitFrameworkHook) {
@@ -559,6 +599,78 @@ TEST_F(GitRepositoryTest, PreCommitFrameworkHook) {
 
   R = commit("clean.cpp", CleanSource);
   EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
+// clang-tidy's --line-filter syntax.
+TEST_F(ToolTest, LineFilter) {
+  std::string File = write("hazard.cpp", HazardSource);
+  auto Run = [&](std::string Filter) {
+    return run(Tool, {"--line-filter=" + Filter, File, "--", "-isystem",
+                      StubInclude});
+  };
+  RunOutcome R = Run(R"([{"name":"hazard.cpp","lines":[[1,3],[5,9]]}])");
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ("", R.Out);
+  R = Run(R"([{"name":"hazard.cpp","lines":[[4,4]]}])");
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning));
+  R = Run(R"([{"name":"hazard.cpp"}])");
+  EXPECT_EQ(1, R.Status) << R.Err;
+  R = Run(R"([{"name":"other.cpp"}])");
+  EXPECT_EQ(0, R.Status) << R.Err;
+  R = Run("[{\"name\": ");
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("invalid --line-filter")) << R.Err;
+}
+
+// A baseline records today's findings; later runs report only new ones,
+// also when the recorded ones have moved to other lines.
+TEST_F(ToolTest, Baseline) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Baseline = Dir.str().str() + "/xfer-baseline.json";
+  auto Run = [&](std::string Option) {
+    return run(Tool, {Option, File, "--", "-isystem", StubInclude});
+  };
+  RunOutcome R = Run("--write-baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Written =
+      llvm::json::parse(readFile(Baseline));
+  ASSERT_TRUE(static_cast<bool>(Written)) << llvm::toString(Written.takeError());
+  const llvm::json::Array &Entries =
+      *Written->getAsObject()->getArray("findings");
+  ASSERT_EQ(1u, Entries.size());
+  EXPECT_EQ("hazard.cpp",
+            Entries[0].getAsObject()->getString("file").value_or(""));
+
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ("", R.Out);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("0 findings in 1 file, 1 more in the baseline"))
+      << R.Err;
+
+  // Moved down two lines: still the recorded finding.
+  write("hazard.cpp", std::string("// one\n// two\n") + HazardSource);
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  // A new one is reported.
+  write("hazard.cpp", std::string(HazardSource) +
+                          "void more(float *D, float *H) {\n"
+                          "  for (int I = 0; I < 10; ++I)\n"
+                          "    cudaMemcpy(H, D, 8, cudaMemcpyDeviceToHost), "
+                          "launch(D);\n}\n");
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + ":8:5: warning:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(File + ":4:5: warning:")) << R.Out;
+
+  write("bad.json", "{\"version\": 1, \"findings\": [{\"check\": 1}]}");
+  R = Run("--baseline=" + Dir.str().str() + "/bad.json");
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("bad.json: malformed baseline: findings[0] needs"))
+      << R.Err;
+  EXPECT_EQ("", R.Out);
 }
 
 TEST_F(ToolTest, MissingSourceIsAnInputError) {

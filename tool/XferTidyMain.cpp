@@ -14,6 +14,7 @@
 #include "CudaCompilation.h"
 #include "Findings.h"
 #include "OutputFormats.h"
+#include "ReportFilters.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -96,6 +97,28 @@ cl::opt<bool> ExitZero(
     cl::desc("Exit 0 when there are findings (not for findings made errors "
              "by --warnings-as-errors, nor for input errors)"),
     cl::cat(XferCategory));
+cl::opt<std::string> LineFilterOption(
+    "line-filter",
+    cl::desc("Report only findings on these lines, in clang-tidy's syntax: "
+             "[{\"name\":\"file.cpp\",\"lines\":[[1,3],[5,7]]},"
+             "{\"name\":\"file.h\"}]"),
+    cl::value_desc("json"), cl::cat(XferCategory));
+cl::opt<std::string> DiffRevision(
+    "diff",
+    cl::desc("Report only findings on the lines changed since <revision> "
+             "(git diff -U0 <revision>); without sources, analyse the changed "
+             "files of the compilation database and changed sources"),
+    cl::value_desc("revision"), cl::cat(XferCategory));
+cl::opt<std::string> BaselineFile(
+    "baseline",
+    cl::desc("Do not report the findings recorded in <file> by "
+             "--write-baseline: report only new ones"),
+    cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> WriteBaselineFile(
+    "write-baseline",
+    cl::desc("Record the run's findings in <file> as accepted (exit 0 "
+             "unless input errors)"),
+    cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<bool> Fix("fix", cl::desc("Apply the suggested fixes in place"),
                   cl::cat(XferCategory));
 cl::opt<unsigned> Jobs(
@@ -264,10 +287,14 @@ Expected<std::string> runGit(ArrayRef<StringRef> Args) {
   std::string Message;
   int Status = sys::ExecuteAndWait(*Git, Argv, std::nullopt, Redirects, 0, 0,
                                    &Message);
-  if (Status != 0)
-    return createStringError(std::errc::invalid_argument,
-                             "git %s failed%s%s", Args.front().str().c_str(),
-                             Message.empty() ? "" : ": ", Message.c_str());
+  if (Status != 0) {
+    std::string Command = "git";
+    for (StringRef Arg : Args)
+      Command += " " + Arg.str();
+    return createStringError(std::errc::invalid_argument, "'%s' failed%s%s",
+                             Command.c_str(), Message.empty() ? "" : ": ",
+                             Message.c_str());
+  }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Out = MemoryBuffer::getFile(OutPath);
   if (!Out)
     return createStringError(Out.getError(), "cannot read git's output");
@@ -342,6 +369,31 @@ std::string findCompilationDatabase(StringRef Start) {
         return Candidate.str().str();
     }
   return "";
+}
+
+/// The files --diff changed that a run analyses: those the compilation
+/// database lists, and changed sources (not headers) it does not.
+std::vector<std::string> changedFiles(const xfer::LineFilter &Changed,
+                                      const tooling::CompilationDatabase &DB) {
+  StringSet<> Listed;
+  for (const std::string &File : DB.getAllFiles()) {
+    SmallString<256> Real;
+    if (!sys::fs::real_path(File, Real))
+      Listed.insert(Real);
+  }
+  std::vector<std::string> Files;
+  for (const auto &Entry : Changed) {
+    StringRef Extension = sys::path::extension(Entry.Name);
+    bool IsSource = is_contained(
+        ArrayRef<StringRef>{".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".cu"},
+        Extension);
+    SmallString<256> Real;
+    if (sys::fs::real_path(Entry.Name, Real))
+      continue; // deleted since, or not a file
+    if (Listed.contains(Real) || IsSource)
+      Files.push_back(Entry.Name);
+  }
+  return Files;
 }
 
 /// The file whose configuration --list-checks shows, as clang-tidy: the
@@ -494,6 +546,11 @@ int main(int argc, const char **argv) {
       return inputError(DatabaseFile + ": no compilation database");
   } else if (!FixedDatabase && !Sources.empty()) {
     DatabaseFile = findCompilationDatabase(Sources.front());
+  } else if (!FixedDatabase && !DiffRevision.empty()) {
+    DatabaseFile = findCompilationDatabase(".");
+    if (DatabaseFile.empty())
+      return inputError("--diff: no compile_commands.json above the current "
+                        "directory (name one with -p)");
   }
   if (!DatabaseFile.empty()) {
     std::string Error;
@@ -522,7 +579,44 @@ int main(int argc, const char **argv) {
     return inputError("no input: name source files, or a build directory "
                       "with -p (see --help)");
 
+  // Which lines to report: --line-filter, or the lines --diff changed.
+  if (!LineFilterOption.empty() && !DiffRevision.empty())
+    return inputError("--line-filter and --diff cannot be combined");
+  xfer::LineFilter Filter;
+  if (!LineFilterOption.empty()) {
+    Expected<xfer::LineFilter> Parsed = xfer::parseLineFilter(LineFilterOption);
+    if (!Parsed)
+      return inputError("invalid --line-filter: " +
+                        toString(Parsed.takeError()));
+    Filter = std::move(*Parsed);
+  }
   std::vector<std::string> Files(Sources.begin(), Sources.end());
+  if (!DiffRevision.empty()) {
+    Expected<std::string> TopLevel = runGit({"rev-parse", "--show-toplevel"});
+    if (!TopLevel)
+      return inputError("--diff: " + toString(TopLevel.takeError()));
+    Expected<std::string> Diff =
+        runGit({"-c", "core.quotePath=false", "diff", "-U0", "--no-color",
+                "--no-ext-diff", DiffRevision, "--"});
+    if (!Diff)
+      return inputError("--diff=" + DiffRevision + ": " +
+                        toString(Diff.takeError()));
+    Filter = xfer::lineFilterFromDiff(*Diff, StringRef(*TopLevel).rtrim());
+    if (Files.empty())
+      Files = changedFiles(Filter, *Database);
+    if (Files.empty()) {
+      if (!Quiet)
+        errs() << "no changed source files since " << DiffRevision << '\n';
+      return NoFindings;
+    }
+  }
+  std::optional<xfer::Baseline> Accepted;
+  if (!BaselineFile.empty()) {
+    Expected<xfer::Baseline> Loaded = xfer::Baseline::load(BaselineFile);
+    if (!Loaded)
+      return inputError(toString(Loaded.takeError()));
+    Accepted = std::move(*Loaded);
+  }
   if (Files.empty())
     Files = Database->getAllFiles();
   if (Files.empty())
@@ -601,9 +695,33 @@ int main(int argc, const char **argv) {
     });
   }
 
+  // Only the lines asked for, then only findings not in the baseline;
+  // compiler diagnostics always pass.
   xfer::PositionResolver Resolver;
+  std::vector<xfer::Finding> Current; // what --write-baseline records
+  unsigned Baselined = 0;
+  {
+    std::vector<tidy::ClangTidyError> Reported;
+    for (tidy::ClangTidyError &E : Result.Diagnostics) {
+      xfer::Finding F = xfer::toFindings({E}, Resolver).front();
+      if (!xfer::passesLineFilter(F, Filter))
+        continue;
+      if (Accepted && Accepted->consume(F, Resolver)) {
+        ++Baselined;
+        Current.push_back(std::move(F));
+        continue;
+      }
+      Current.push_back(std::move(F));
+      Reported.push_back(std::move(E));
+    }
+    Result.Diagnostics = std::move(Reported);
+  }
   std::vector<xfer::Finding> Findings =
       xfer::toFindings(Result.Diagnostics, Resolver);
+  if (!WriteBaselineFile.empty())
+    if (Error Err = xfer::Baseline::write(WriteBaselineFile, Current, Resolver))
+      return inputError("cannot write " + WriteBaselineFile + ": " +
+                        toString(std::move(Err)));
 
   // What makes the run fail (exit 2), printed after the report.
   std::vector<std::string> RunErrors;
@@ -680,10 +798,17 @@ int main(int argc, const char **argv) {
     errs() << Warnings << (Warnings == 1 ? " finding" : " findings") << " in "
            << Files.size() << (Files.size() == 1 ? " file" : " files")
            << (AsErrors ? formatv(", {0} as errors", AsErrors).str() : "")
+           << (Accepted ? formatv(", {0} more in the baseline", Baselined).str()
+                        : "")
+           << (WriteBaselineFile.empty()
+                   ? ""
+                   : ", recorded in " + WriteBaselineFile.getValue())
            << (Fix ? formatv(", {0} fixes applied", Applied).str() : "")
            << '\n';
   if (HadErrors)
     return InputError;
+  if (!WriteBaselineFile.empty())
+    return NoFindings;
   if (AsErrors)
     return FoundFindings;
   return Warnings && !ExitZero ? FoundFindings : NoFindings;
