@@ -673,6 +673,64 @@ TEST_F(ToolTest, Baseline) {
   EXPECT_EQ("", R.Out);
 }
 
+// cmake --install into a prefix: the tool, the plugin, xfer-bench, the cost
+// models, the CUDA compatibility headers and the documentation; the
+// installed tool runs the README example and finds its files relative to
+// itself.
+TEST_F(ToolTest, InstalledToolFindsItsFiles) {
+  std::string Prefix = Dir.str().str() + "/prefix";
+  RunOutcome R = run(XFER_CMAKE, {"--install", XFER_BINARY_DIR, "--prefix",
+                                  Prefix});
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+  std::vector<std::string> Expected{
+      "bin/xfer-tidy", "lib/libXferTidy.so",
+      "share/xfer-tidy/cost-models/nvidia-h200.json",
+      "share/xfer-tidy/cuda-compat/xfer_tidy_cuda_legacy.h",
+      "share/xfer-tidy/cuda-compat/texture_fetch_functions.h",
+      "share/xfer-tidy/pre-commit", "share/doc/xfer-tidy/README.md",
+      "share/doc/xfer-tidy/docs/checks/sync-in-loop.md"};
+#ifdef XFER_INSTALLS_XFER_BENCH
+  Expected.push_back("bin/xfer-bench");
+#endif
+  for (const std::string &File : Expected)
+    EXPECT_TRUE(llvm::sys::fs::exists(Prefix + "/" + File)) << File;
+  EXPECT_FALSE(llvm::sys::fs::exists(
+      Prefix + "/share/xfer-tidy/cost-models/test-subset-h200.json"));
+  std::string Installed = Prefix + "/bin/xfer-tidy";
+
+  // The README's example, when LibTorch's headers are there.
+  if (!std::string(XFER_LIBTORCH_API_INCLUDE).empty()) {
+    R = run(Installed, {XFER_TESTDATA_DIR "/examples/seed_training_loop.cpp",
+                        "--", "-std=c++17", "-isystem",
+                        XFER_LIBTORCH_API_INCLUDE});
+    EXPECT_EQ(1, R.Status) << R.Err;
+    EXPECT_NE(std::string::npos,
+              R.Out.find("seed_training_loop.cpp:34:35: warning: "
+                         "'item<float>()' synchronizes with the GPU on each "
+                         "of 1000 iterations of the loop at line 25"))
+        << R.Out;
+    EXPECT_NE(std::string::npos, R.Out.find("note: measured cost: ")) << R.Out;
+  }
+
+  // A shipped cost model by name; SARIF help links to the installed docs.
+  std::string File = write("hazard.cpp", HazardSource);
+  R = run(Installed, {"--cost-model=nvidia-h200", "--format=sarif", File, "--",
+                      "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  if (std::string(XFER_DOCS_URL).empty())
+    EXPECT_NE(std::string::npos,
+              R.Out.find("\"helpUri\": \"file://" + Prefix +
+                         "/share/doc/xfer-tidy/docs/checks/copy-in-loop.md\""))
+        << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("\"latencyMicroseconds\""));
+
+  // The installed plugin.
+  R = run(XFER_CLANG_TIDY, {"--load=" + Prefix + "/lib/libXferTidy.so",
+                            "--checks=-*,xfer-*", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out << R.Err;
+}
+
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
   RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
   EXPECT_EQ(2, R.Status);

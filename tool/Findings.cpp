@@ -52,7 +52,28 @@ std::string lineFingerprint(llvm::StringRef Check, llvm::StringRef File,
   return Digest.digest().substr(0, 16).str();
 }
 
-std::string documentationRoot() { return XFER_SOURCE_DIR; }
+/// <prefix>/<Relative> for the prefix the running executable is installed
+/// in (<prefix>/bin/xfer-tidy), if that directory exists.
+static std::optional<std::string> installed(llvm::StringRef Relative) {
+  std::string Self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (Self.empty())
+    return std::nullopt;
+  llvm::SmallString<256> Path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(Self)));
+  llvm::sys::path::append(Path, Relative);
+  if (!llvm::sys::fs::is_directory(Path))
+    return std::nullopt;
+  return Path.str().str();
+}
+
+std::string documentationRoot() {
+  return installed("share/doc/xfer-tidy").value_or(XFER_SOURCE_DIR);
+}
+
+std::string costModelDirectory() {
+  return installed("share/xfer-tidy/cost-models")
+      .value_or(XFER_SOURCE_DIR "/testdata/cost-models");
+}
 
 const PositionResolver::FileLines *PositionResolver::load(llvm::StringRef File) {
   auto [It, Inserted] = Files.try_emplace(File);

@@ -58,10 +58,15 @@ std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
 std::string lineFingerprint(llvm::StringRef Check, llvm::StringRef File,
                             llvm::StringRef LineText);
 
-/// The directory holding README.md and docs/: the one installed next to
-/// the running executable (<prefix>/share/doc/xfer-tidy), else the source
-/// tree xfer-tidy was built from.
+/// The directory holding README.md and docs/: the one installed with the
+/// running executable (<prefix>/share/doc/xfer-tidy), else the source tree
+/// xfer-tidy was built from.
 std::string documentationRoot();
+
+/// The cost models shipped with xfer-tidy: installed with the running
+/// executable (<prefix>/share/xfer-tidy/cost-models), else the source
+/// tree's testdata/cost-models.
+std::string costModelDirectory();
 
 /// Resolves offsets to lines and columns, reading each file once.
 class PositionResolver {

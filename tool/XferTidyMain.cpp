@@ -150,7 +150,8 @@ cl::opt<bool> NoIndex(
 cl::opt<std::string> CostModelFile(
     "cost-model",
     cl::desc("Cost model (from xfer-bench --output) whose measurements the "
-             "warnings cite; default: the measured model built in"),
+             "warnings cite, or the name of one shipped with xfer-tidy "
+             "(nvidia-h200); default: the measured model built in"),
     cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
@@ -501,6 +502,16 @@ int main(int argc, const char **argv) {
       return inputError("invalid --config: " + Parsed.getError().message());
   }
 
+  // A name rather than a file: a model shipped with xfer-tidy.
+  if (!CostModelFile.empty() && !sys::fs::exists(CostModelFile) &&
+      !CostModelFile.getValue().empty() &&
+      CostModelFile.find_first_of("/\\") == std::string::npos &&
+      !StringRef(CostModelFile).ends_with(".json")) {
+    SmallString<256> Shipped(xfer::costModelDirectory());
+    sys::path::append(Shipped, CostModelFile + ".json");
+    if (sys::fs::exists(Shipped))
+      CostModelFile = Shipped.str().str();
+  }
   if (!CostModelFile.empty()) {
     llvm::Expected<clang::tidy::xfer::CostModel> Model =
         clang::tidy::xfer::CostModel::loadFile(CostModelFile);
