@@ -3,9 +3,11 @@
 //   xfer-tidy [options] <source>... [-- <compiler flags>]
 //   xfer-tidy [options] -p <build dir> [<source>...]
 //
-// Exit status: 0 no findings, 1 findings, 2 usage or input errors (missing
-// files, an unreadable or malformed compilation database, a translation unit
-// with compiler errors).
+// Exit status: 0 no findings, 1 findings (with --exit-zero: only findings
+// made errors by --warnings-as-errors), 2 usage, configuration or input
+// errors (unknown options, missing files, an unreadable, malformed or empty
+// compilation database, an option value a check cannot use, no check
+// enabled, a translation unit with compiler errors).
 //
 //===----------------------------------------------------------------------===//
 
