@@ -630,6 +630,17 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
   EXPECT_EQ(join(Adjust({"clang++", "/src/d.cuh"}, "/src/d.cuh")),
             join(Expected));
 
+  // An interpolated command (a file missing from the compilation database)
+  // ends in "-- <file>": the flags go before it, nvcc's translation keeps it
+  // last.
+  Expected = {"clang++", "-x", "cuda", "-DY", "--cuda-gpu-arch=sm_90"};
+  Expected.insert(Expected.end(), HostFlags.begin(), HostFlags.end());
+  Expected.insert(Expected.end(), {"--", "/src/f.cuh"});
+  EXPECT_EQ(join(Adjust({"nvcc", "-arch=sm_90", "-x", "cu", "-DY", "--",
+                         "/src/f.cuh"},
+                        "/src/f.cuh")),
+            join(Expected));
+
   // A command naming its toolkit keeps it.
   Args Adjusted =
       Adjust({"clang++", "--cuda-path=/opt/cuda", "/src/e.cu"}, "/src/e.cu");

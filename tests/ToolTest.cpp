@@ -29,7 +29,8 @@ std::string readFile(llvm::StringRef Path) {
   return Buffer ? (*Buffer)->getBuffer().str() : std::string();
 }
 
-RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args) {
+RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args,
+               std::optional<std::vector<std::string>> Env = std::nullopt) {
   llvm::SmallString<128> OutPath, ErrPath;
   llvm::sys::fs::createTemporaryFile("xfer-out", "txt", OutPath);
   llvm::sys::fs::createTemporaryFile("xfer-err", "txt", ErrPath);
@@ -39,13 +40,36 @@ RunOutcome run(llvm::StringRef Program, std::vector<std::string> Args) {
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, OutPath.str(),
                                                 ErrPath.str()};
   RunOutcome R;
-  R.Status = llvm::sys::ExecuteAndWait(Program, Argv, std::nullopt, Redirects,
+  std::vector<llvm::StringRef> EnvRefs;
+  if (Env)
+    EnvRefs.assign(Env->begin(), Env->end());
+  std::optional<llvm::ArrayRef<llvm::StringRef>> EnvArg;
+  if (Env)
+    EnvArg = EnvRefs;
+  R.Status = llvm::sys::ExecuteAndWait(Program, Argv, EnvArg, Redirects,
                                        /*SecondsToWait=*/600);
   R.Out = readFile(OutPath);
   R.Err = readFile(ErrPath);
   llvm::sys::fs::remove(OutPath);
   llvm::sys::fs::remove(ErrPath);
   return R;
+}
+
+std::string shellQuote(llvm::StringRef Arg) {
+  std::string Quoted = "'";
+  for (char C : Arg)
+    Quoted += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Quoted + "'";
+}
+
+/// Runs \p Args (program first) in the directory \p Directory.
+RunOutcome runIn(llvm::StringRef Directory,
+                 const std::vector<std::string> &Args,
+                 std::optional<std::vector<std::string>> Env = std::nullopt) {
+  std::string Command = "cd " + shellQuote(Directory) + " && exec";
+  for (const std::string &Arg : Args)
+    Command += " " + shellQuote(Arg);
+  return run("/bin/sh", {"-c", Command}, std::move(Env));
 }
 
 const std::string Tool = XFER_BINARY_DIR "/tool/xfer-tidy";
@@ -234,6 +258,524 @@ TEST_F(ToolTest, ChecksOptionFilters) {
   EXPECT_EQ(0, R.Status) << R.Out << R.Err;
 }
 
+// A header that is not in the compilation database gets a neighbour's
+// command from LLVM's interpolation, which ends in "-- <file>": xfer-tidy's
+// own arguments (-resource-dir) and a .clang-tidy's ExtraArgs go before it.
+TEST_F(ToolTest, HeaderMissingFromTheDatabaseTakesExtraArguments) {
+  std::string Main = write("main.cpp", "int main() {}\n");
+  std::string Header = write(
+      "hazard.h", std::string("#ifndef FROM_EXTRA_ARGS\n#error ExtraArgs "
+                              "were not passed\n#endif\n") +
+                      HazardSource);
+  write(".clang-tidy", "ExtraArgs: ['-DFROM_EXTRA_ARGS']\n");
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir.str().str() +
+            "\", \"command\": \"c++ -isystem " + StubInclude + " -c " + Main +
+            "\", \"file\": \"" + Main + "\"}]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str(), Header});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("no such file")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Header + ":7:5: warning: 'cudaMemcpy' copies device"))
+      << R.Out;
+}
+
+// A project's .clang-tidy written for clang-tidy's other checks does not
+// turn xfer-tidy off; globs that name xfer checks do, and --list-checks
+// shows what the run would use.
+TEST_F(ToolTest, ProjectChecksOnlyTurnXferChecksOffByName) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy", "Checks: '-*,bugprone-*'\n");
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+  R = run(Tool, {"--list-checks", File});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find("xfer-copy-in-loop\n")) << R.Out;
+
+  write(".clang-tidy", "Checks: '-*,bugprone-*,-xfer-copy-in-loop'\n");
+  R = run(Tool, {"--list-checks", File});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("xfer-copy-in-loop")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("xfer-sync-in-loop\n")) << R.Out;
+  // --checks on the command line applies as written.
+  R = run(Tool, {"--list-checks", "--checks=-*,xfer-copy-in-loop", File});
+  EXPECT_EQ("xfer-copy-in-loop\n", R.Out);
+}
+
+TEST_F(ToolTest, NoCheckEnabledIsAnError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  for (bool List : {false, true}) {
+    std::vector<std::string> Args{"--checks=-*,xfer-nonexistent", File, "--",
+                                  "-isystem", StubInclude};
+    if (List)
+      Args.insert(Args.begin(), "--list-checks");
+    RunOutcome R = run(Tool, Args);
+    EXPECT_EQ(2, R.Status) << R.Out << R.Err;
+    EXPECT_NE(std::string::npos,
+              R.Err.find("'xfer-nonexistent' in --checks matches no check"))
+        << R.Err;
+    EXPECT_NE(std::string::npos, R.Err.find("error: no checks enabled"))
+        << R.Err;
+    EXPECT_EQ("", R.Out);
+  }
+}
+
+TEST_F(ToolTest, EmptyCompilationDatabase) {
+  write("compile_commands.json", "[]");
+  RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("compile_commands.json: the compilation database is "
+                       "empty"))
+      << R.Err;
+}
+
+// LLVM's -h groups with the letters after it: an unknown --header-foo used to
+// print the help and exit 0.
+TEST_F(ToolTest, OnlyHelpOptionsPrintHelp) {
+  for (const char *Unknown : {"--header-foo", "--hx", "-help-me"}) {
+    RunOutcome R = run(Tool, {Unknown, "x.cpp"});
+    EXPECT_EQ(2, R.Status) << Unknown;
+    EXPECT_NE(std::string::npos, R.Err.find("Unknown command line argument"))
+        << R.Err;
+    EXPECT_EQ("", R.Out) << Unknown;
+  }
+  for (const char *Help : {"-h", "--help", "-help"}) {
+    RunOutcome R = run(Tool, {Help});
+    EXPECT_EQ(0, R.Status) << Help;
+    EXPECT_NE(std::string::npos, R.Out.find("USAGE: xfer-tidy")) << Help;
+    // -j's default is stated.
+    EXPECT_NE(std::string::npos,
+              R.Out.find("default: the number of hardware threads"));
+  }
+}
+
+// An option value a check cannot use is a configuration error (exit 2),
+// reported once, and not a finding.
+TEST_F(ToolTest, BadOptionValueIsAConfigurationError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy",
+        "CheckOptions:\n  xfer-copy-in-loop.MinFrequencyPercent: often\n");
+  RunOutcome R = run(Tool, {"--format=json", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("error: configuration: invalid configuration value "
+                       "'often' for option "
+                       "'xfer-copy-in-loop.MinFrequencyPercent'"))
+      << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("clang-tidy-config")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Err.find("finding")) << R.Err;
+}
+
+TEST_F(ToolTest, MistypedOptionKeyIsNamed) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Config = write(".clang-tidy", "CheckOptions:\n"
+                                            "  xfer-sync-in-loop.MinIteratons: 3\n"
+                                            "  xfer-copy-in-loop.CostNote: false\n");
+  RunOutcome R = run(Tool, {File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("warning: unknown option "
+                       "'xfer-sync-in-loop.MinIteratons' in " + Config +
+                       "; xfer-sync-in-loop reads CostModel, CostNotes, "
+                       "MinFrequencyPercent"))
+      << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("unknown option 'xfer-copy-in-loop.CostNote' in " +
+                       Config +
+                       "; did you mean 'xfer-copy-in-loop.CostNotes'?"))
+      << R.Err;
+}
+
+// Progress lines on stderr, one whole line each, under -j; --quiet leaves
+// stderr empty.
+TEST_F(ToolTest, ProgressLinesAndQuiet) {
+  std::vector<std::string> Files;
+  for (const char *Name : {"a.cpp", "b.cpp", "c.cpp"})
+    Files.push_back(write(Name, HazardSource));
+  std::vector<std::string> Args{"-j", "2"};
+  Args.insert(Args.end(), Files.begin(), Files.end());
+  for (const char *Flag : {"--", "-isystem"})
+    Args.push_back(Flag);
+  Args.push_back(StubInclude);
+  RunOutcome R = run(Tool, Args);
+  EXPECT_EQ(1, R.Status) << R.Err;
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  llvm::StringRef(R.Err).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::set<std::string> Seen;
+  for (llvm::StringRef Line : Lines) {
+    if (Line == "3 findings in 3 files")
+      continue;
+    EXPECT_TRUE(Line.starts_with("[")) << Line.str();
+    Seen.insert(Line.str());
+  }
+  for (const std::string &File : Files)
+    for (const char *Stage : {"indexing", "analysing"})
+      EXPECT_EQ(1u, llvm::count_if(Seen, [&](const std::string &Line) {
+                  return llvm::StringRef(Line).ends_with(
+                             std::string("/3] ") + Stage + " " + File);
+                }))
+          << R.Err;
+  EXPECT_EQ(6u, Seen.size()) << R.Err;
+
+  Args.insert(Args.begin(), "--quiet");
+  R = run(Tool, Args);
+  EXPECT_EQ(1, R.Status);
+  EXPECT_EQ("", R.Err);
+}
+
+// Colours: --color=always/never, and on a terminal unless NO_COLOR is set.
+TEST_F(ToolTest, Colours) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--color=always", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_EQ(1, R.Status);
+  EXPECT_NE(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  R = run(Tool, {"--color=never", File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+
+  // A terminal, through script(1).
+  llvm::ErrorOr<std::string> Script = llvm::sys::findProgramByName("script");
+  if (!Script)
+    GTEST_SKIP() << "no script(1) to run the tool on a terminal";
+  std::string Command = Tool + " " + File + " -- -isystem " + StubInclude;
+  R = run(*Script, {"-qec", Command, "/dev/null"}, {{"TERM=xterm"}});
+  EXPECT_NE(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("[xfer-copy-in-loop]")) << R.Out;
+  R = run(*Script, {"-qec", Command, "/dev/null"},
+          {{"TERM=xterm", "NO_COLOR=1"}});
+  EXPECT_EQ(std::string::npos, R.Out.find("\x1b[")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("[xfer-copy-in-loop]")) << R.Out;
+}
+
+// --exit-zero: findings alone do not fail the run; findings made errors by
+// --warnings-as-errors (or WarningsAsErrors in .clang-tidy) and input errors
+// still do.
+TEST_F(ToolTest, ExitZeroAndWarningsAsErrors) {
+  std::string File = write("hazard.cpp", HazardSource);
+  auto Run = [&](std::vector<std::string> Options) {
+    Options.insert(Options.end(), {File, "--", "-isystem", StubInclude});
+    return run(Tool, Options);
+  };
+  RunOutcome R = Run({"--exit-zero"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out;
+
+  R = Run({"--warnings-as-errors=xfer-copy-*"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(":4:5: error: 'cudaMemcpy' copies device memory"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("[xfer-copy-in-loop,-warnings-as-errors]"))
+      << R.Out;
+  EXPECT_NE(std::string::npos, R.Err.find("1 finding in 1 file, 1 as errors"))
+      << R.Err;
+  R = Run({"--exit-zero", "--warnings-as-errors=xfer-copy-in-loop"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  R = Run({"--exit-zero", "--warnings-as-errors=xfer-sync-in-loop"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(": warning: ")) << R.Out;
+
+  write(".clang-tidy", "WarningsAsErrors: 'xfer-*'\n");
+  R = Run({"--exit-zero", "--format=json"});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find("\"severity\": \"error\"")) << R.Out;
+
+  R = run(Tool, {"--exit-zero", Dir.str().str() + "/absent.cpp", "--"});
+  EXPECT_EQ(2, R.Status);
+}
+
+// A git repository in the test's directory, isolated from the machine's
+// git configuration, with a build/compile_commands.json listing main.cpp
+// only (flags for the stub CUDA headers).
+class GitRepositoryTest : public ToolTest {
+protected:
+  void SetUp() override {
+    ToolTest::SetUp();
+    llvm::ErrorOr<std::string> Found = llvm::sys::findProgramByName("git");
+    if (!Found)
+      GTEST_SKIP() << "git not installed";
+    Git = *Found;
+    Env = {"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+           "HOME=" + Dir.str().str(),
+           "PATH=" + llvm::sys::path::parent_path(Tool).str() + ":/usr/bin:/bin",
+           "PRE_COMMIT_HOME=" + Dir.str().str() + "/pre-commit-home",
+           "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+           "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"};
+    ASSERT_EQ(0, git({"init", "-q", "."}).Status);
+    ASSERT_FALSE(llvm::sys::fs::create_directory(Dir + "/build"));
+    std::string Main = write("main.cpp", "int main() {}\n");
+    write("build/compile_commands.json",
+          "[{\"directory\": \"" + Dir.str().str() +
+              "/build\", \"command\": \"c++ -isystem " + StubInclude +
+              " -c " + Main + "\", \"file\": \"" + Main + "\"}]");
+  }
+
+  RunOutcome git(std::vector<std::string> Args) {
+    Args.insert(Args.begin(), Git);
+    return runIn(Dir, Args, Env);
+  }
+
+  /// Commits \p Name with \p Contents; the outcome of git commit.
+  RunOutcome commit(llvm::StringRef Name, llvm::StringRef Contents) {
+    write(Name, Contents);
+    EXPECT_EQ(0, git({"add", Name.str()}).Status);
+    RunOutcome R = git({"commit", "-q", "-m", ("add " + Name).str()});
+    if (R.Status != 0)
+      git({"rm", "-q", "--cached", Name.str()});
+    return R;
+  }
+
+  std::string Git;
+  std::vector<std::string> Env;
+};
+
+// The plain hook, installed by xfer-tidy itself: a staged hazard is
+// rejected with the warning shown, a clean file is accepted; the file is not
+// in the compilation database and says so once.
+TEST_F(GitRepositoryTest, PlainPreCommitHook) {
+  RunOutcome R = runIn(Dir, {Tool, "--install-git-hook"}, Env);
+  ASSERT_EQ(0, R.Status) << R.Err;
+  std::string Hook = Dir.str().str() + "/.git/hooks/pre-commit";
+  EXPECT_TRUE(llvm::sys::fs::can_execute(Hook));
+  EXPECT_NE(std::string::npos,
+            readFile(Hook).find(": \"${XFER_TIDY:=" + Tool + "}\""));
+
+  R = commit("hazard.cpp", HazardSource);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  std::string Output = R.Out + R.Err;
+  EXPECT_NE(std::string::npos,
+            Output.find(Dir.str().str() + "/hazard.cpp" + CopyWarning))
+      << Output;
+  EXPECT_NE(std::string::npos, Output.find("commit rejected")) << Output;
+  llvm::StringRef Inferred = "hazard.cpp: not in " ;
+  EXPECT_EQ(1u, llvm::StringRef(Output).count(Inferred)) << Output;
+  EXPECT_NE(0, git({"rev-parse", "-q", "--verify", "HEAD"}).Status);
+
+  R = commit("clean.cpp", CleanSource);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(0, git({"rev-parse", "-q", "--verify", "HEAD"}).Status);
+
+  // Installing again replaces our hook; another hook is left alone.
+  EXPECT_EQ(0, runIn(Dir, {Tool, "--install-git-hook"}, Env).Status);
+  write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+  R = runIn(Dir, {Tool, "--install-git-hook"}, Env);
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("a pre-commit hook exists already"))
+      << R.Err;
+}
+
+// --diff=<revision>: the changed files are analysed and only findings on
+// changed lines are reported.
+TEST_F(GitRepositoryTest, DiffReportsChangedLinesOnly) {
+  std::string Train = write("train.cpp", HazardSource);
+  ASSERT_EQ(0, git({"add", "train.cpp", "main.cpp"}).Status);
+  ASSERT_EQ(0, git({"commit", "-q", "-m", "train"}).Status);
+  write("other.cpp", HazardSource); // untracked: not in the diff
+  write("train.cpp", std::string(HazardSource) +
+                         "void again(float *Device, float *Host) {\n"
+                         "  for (int I = 0; I < 10; ++I)\n"
+                         "    cudaMemcpy(Host, Device, 4, "
+                         "cudaMemcpyDeviceToHost), launch(Device);\n"
+                         "}\n");
+  RunOutcome R = runIn(Dir, {Tool, "--diff=HEAD"}, Env);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Train + ":8:5: warning: 'cudaMemcpy' copies device "
+                               "memory to the host on each of 10 iterations "
+                               "of the loop at line 7"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(":4:5: warning:")) << R.Out;
+  EXPECT_NE(std::string::npos, R.Err.find("1 finding in 1 file")) << R.Err;
+
+  // Nothing changed since the commit.
+  ASSERT_EQ(0, git({"commit", "-q", "-a", "-m", "again"}).Status);
+  R = runIn(Dir, {Tool, "--diff=HEAD"}, Env);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Err.find("no changed source files")) << R.Err;
+  // Against the first commit: the second function only.
+  R = runIn(Dir, {Tool, "--diff=HEAD~1", "train.cpp"}, Env);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(Train + ":8:5: warning:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(Train + ":4:5: warning:")) << R.Out;
+
+  R = runIn(Dir, {Tool, "--diff=no-such-revision"}, Env);
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("--diff=no-such-revision: 'git"))
+      << R.Err;
+}
+
+// Through the pre-commit framework, with the repository's
+// .pre-commit-hooks.yaml (copied into a hook repository of its own).
+TEST_F(GitRepositoryTest, PreCommitFrameworkHook) {
+  llvm::ErrorOr<std::string> PreCommit =
+      llvm::sys::findProgramByName("pre-commit");
+  if (!PreCommit)
+    GTEST_SKIP() << "pre-commit not installed (apt-get install pre-commit)";
+  std::string HookRepo = Dir.str().str() + "/hook-repo";
+  ASSERT_FALSE(llvm::sys::fs::create_directory(HookRepo));
+  write("hook-repo/.pre-commit-hooks.yaml",
+        readFile(XFER_TESTDATA_DIR "/../.pre-commit-hooks.yaml"));
+  for (std::vector<std::string> Args :
+       {std::vector<std::string>{"init", "-q", "."},
+        std::vector<std::string>{"add", "."},
+        std::vector<std::string>{"commit", "-q", "-m", "hooks"}}) {
+    Args.insert(Args.begin(), Git);
+    ASSERT_EQ(0, runIn(HookRepo, Args, Env).Status);
+  }
+  write(".git/info/exclude", "hook-repo/\npre-commit-home/\nbuild/\n");
+  write(".pre-commit-config.yaml",
+        "repos:\n  - repo: " + HookRepo +
+            "\n    rev: HEAD\n    hooks:\n      - id: xfer-tidy\n");
+  ASSERT_EQ(0, git({"add", ".pre-commit-config.yaml", "main.cpp"}).Status);
+  RunOutcome R = runIn(Dir, {*PreCommit, "install"}, Env);
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+
+  R = commit("hazard.cpp", HazardSource);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  std::string Output = R.Out + R.Err;
+  EXPECT_NE(std::string::npos,
+            Output.find(Dir.str().str() + "/hazard.cpp" + CopyWarning))
+      << Output;
+
+  R = commit("clean.cpp", CleanSource);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+}
+
+// clang-tidy's --line-filter syntax.
+TEST_F(ToolTest, LineFilter) {
+  std::string File = write("hazard.cpp", HazardSource);
+  auto Run = [&](std::string Filter) {
+    return run(Tool, {"--line-filter=" + Filter, File, "--", "-isystem",
+                      StubInclude});
+  };
+  RunOutcome R = Run(R"([{"name":"hazard.cpp","lines":[[1,3],[5,9]]}])");
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ("", R.Out);
+  R = Run(R"([{"name":"hazard.cpp","lines":[[4,4]]}])");
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning));
+  R = Run(R"([{"name":"hazard.cpp"}])");
+  EXPECT_EQ(1, R.Status) << R.Err;
+  R = Run(R"([{"name":"other.cpp"}])");
+  EXPECT_EQ(0, R.Status) << R.Err;
+  R = Run("[{\"name\": ");
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("invalid --line-filter")) << R.Err;
+}
+
+// A baseline records today's findings; later runs report only new ones,
+// also when the recorded ones have moved to other lines.
+TEST_F(ToolTest, Baseline) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Baseline = Dir.str().str() + "/xfer-baseline.json";
+  auto Run = [&](std::string Option) {
+    return run(Tool, {Option, File, "--", "-isystem", StubInclude});
+  };
+  RunOutcome R = Run("--write-baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Err;
+  llvm::Expected<llvm::json::Value> Written =
+      llvm::json::parse(readFile(Baseline));
+  ASSERT_TRUE(static_cast<bool>(Written)) << llvm::toString(Written.takeError());
+  const llvm::json::Array &Entries =
+      *Written->getAsObject()->getArray("findings");
+  ASSERT_EQ(1u, Entries.size());
+  EXPECT_EQ("hazard.cpp",
+            Entries[0].getAsObject()->getString("file").value_or(""));
+
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_EQ("", R.Out);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("0 findings in 1 file, 1 more in the baseline"))
+      << R.Err;
+
+  // Moved down two lines: still the recorded finding.
+  write("hazard.cpp", std::string("// one\n// two\n") + HazardSource);
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  // A new one is reported.
+  write("hazard.cpp", std::string(HazardSource) +
+                          "void more(float *D, float *H) {\n"
+                          "  for (int I = 0; I < 10; ++I)\n"
+                          "    cudaMemcpy(H, D, 8, cudaMemcpyDeviceToHost), "
+                          "launch(D);\n}\n");
+  R = Run("--baseline=" + Baseline);
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(File + ":8:5: warning:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(File + ":4:5: warning:")) << R.Out;
+
+  write("bad.json", "{\"version\": 1, \"findings\": [{\"check\": 1}]}");
+  R = Run("--baseline=" + Dir.str().str() + "/bad.json");
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("bad.json: malformed baseline: findings[0] needs"))
+      << R.Err;
+  EXPECT_EQ("", R.Out);
+}
+
+// cmake --install into a prefix: the tool, the plugin, xfer-bench, the cost
+// models, the CUDA compatibility headers and the documentation; the
+// installed tool runs the README example and finds its files relative to
+// itself.
+TEST_F(ToolTest, InstalledToolFindsItsFiles) {
+  std::string Prefix = Dir.str().str() + "/prefix";
+  RunOutcome R = run(XFER_CMAKE, {"--install", XFER_BINARY_DIR, "--prefix",
+                                  Prefix});
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+  std::vector<std::string> Expected{
+      "bin/xfer-tidy", "lib/libXferTidy.so",
+      "share/xfer-tidy/cost-models/nvidia-h200.json",
+      "share/xfer-tidy/cuda-compat/xfer_tidy_cuda_legacy.h",
+      "share/xfer-tidy/cuda-compat/texture_fetch_functions.h",
+      "share/xfer-tidy/pre-commit", "share/doc/xfer-tidy/README.md",
+      "share/doc/xfer-tidy/docs/checks/sync-in-loop.md"};
+#ifdef XFER_INSTALLS_XFER_BENCH
+  Expected.push_back("bin/xfer-bench");
+#endif
+  for (const std::string &File : Expected)
+    EXPECT_TRUE(llvm::sys::fs::exists(Prefix + "/" + File)) << File;
+  EXPECT_FALSE(llvm::sys::fs::exists(
+      Prefix + "/share/xfer-tidy/cost-models/test-subset-h200.json"));
+  std::string Installed = Prefix + "/bin/xfer-tidy";
+
+  // The README's example, when LibTorch's headers are there.
+  if (!std::string(XFER_LIBTORCH_API_INCLUDE).empty()) {
+    R = run(Installed, {XFER_TESTDATA_DIR "/examples/seed_training_loop.cpp",
+                        "--", "-std=c++17", "-isystem",
+                        XFER_LIBTORCH_API_INCLUDE});
+    EXPECT_EQ(1, R.Status) << R.Err;
+    EXPECT_NE(std::string::npos,
+              R.Out.find("seed_training_loop.cpp:34:35: warning: "
+                         "'item<float>()' synchronizes with the GPU on each "
+                         "of 1000 iterations of the loop at line 25"))
+        << R.Out;
+    EXPECT_NE(std::string::npos, R.Out.find("note: measured cost: ")) << R.Out;
+  }
+
+  // A shipped cost model by name; SARIF help links to the installed docs.
+  std::string File = write("hazard.cpp", HazardSource);
+  R = run(Installed, {"--cost-model=nvidia-h200", "--format=sarif", File, "--",
+                      "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  if (std::string(XFER_DOCS_URL).empty())
+    EXPECT_NE(std::string::npos,
+              R.Out.find("\"helpUri\": \"file://" + Prefix +
+                         "/share/doc/xfer-tidy/docs/checks/copy-in-loop.md\""))
+        << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("\"latencyMicroseconds\""));
+
+  // The installed plugin.
+  R = run(XFER_CLANG_TIDY, {"--load=" + Prefix + "/lib/libXferTidy.so",
+                            "--checks=-*,xfer-*", File, "--", "-isystem",
+                            StubInclude});
+  EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out << R.Err;
+}
+
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
   RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
   EXPECT_EQ(2, R.Status);
@@ -328,6 +870,154 @@ TEST_F(ToolTest, SarifReport) {
   EXPECT_EQ(5, Region.getInteger("startColumn").value_or(0));
 }
 
+// GitHub Actions annotations, the path relative to the current directory.
+TEST_F(ToolTest, GithubWorkflowCommands) {
+  ASSERT_FALSE(llvm::sys::fs::create_directory(Dir + "/src"));
+  std::string File = write("src/hazard.cpp", HazardSource);
+  RunOutcome R = runIn(Dir, {Tool, "--format=github", File, "--", "-isystem",
+                             StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_TRUE(llvm::StringRef(R.Out).starts_with(
+      "::warning file=src/hazard.cpp,line=4,col=5,title=xfer-copy-in-loop::"
+      "'cudaMemcpy' copies device memory to the host on each of 10 "
+      "iterations of the loop at line 3: the copy waits for all queued "
+      "device work and crosses the host link each time (measured cost: "))
+      << R.Out;
+  EXPECT_EQ(1u, llvm::count(R.Out, '\n')) << R.Out;
+}
+
+const llvm::json::Object &object(const llvm::json::Value *V) {
+  static const llvm::json::Object Empty;
+  return V && V->getAsObject() ? *V->getAsObject() : Empty;
+}
+
+std::string text(const llvm::json::Object &O, llvm::StringRef Key) {
+  return object(O.get(Key)).getString("text").value_or("").str();
+}
+
+// What code-scanning services need: described rules with documentation,
+// URIs relative to %SRCROOT%, fingerprints that survive moved lines,
+// configuration warnings and location-less errors as notifications.
+TEST_F(ToolTest, SarifForCodeScanning) {
+  std::string File = write("hazard.cpp", HazardSource);
+  write(".clang-tidy", "CheckOptions:\n  xfer-sync-in-loop.MinIteratons: 3\n");
+  auto Sarif = [&](std::vector<std::string> Extra) {
+    std::vector<std::string> Args{Tool, "--format=sarif", "hazard.cpp"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    for (const char *Flag : {"--", "-isystem"})
+      Args.push_back(Flag);
+    Args.push_back(StubInclude);
+    RunOutcome R = runIn(Dir, Args);
+    llvm::Expected<llvm::json::Value> Log = llvm::json::parse(R.Out);
+    if (!Log) {
+      ADD_FAILURE() << llvm::toString(Log.takeError()) << R.Out << R.Err;
+      return std::make_pair(R.Status, llvm::json::Object());
+    }
+    return std::make_pair(
+        R.Status,
+        object(&(*Log->getAsObject()->getArray("runs"))[0]));
+  };
+
+  auto [Status, Run] = Sarif({});
+  EXPECT_EQ(1, Status);
+  const llvm::json::Object &Driver =
+      object(object(Run.get("tool")).get("driver"));
+  llvm::StringRef Information =
+      Driver.getString("informationUri").value_or("");
+  EXPECT_TRUE(Information.ends_with("/README.md")) << Information.str();
+  EXPECT_FALSE(Information.contains("clang.llvm.org"));
+  std::set<std::string> Rules;
+  for (const llvm::json::Value &V : *Driver.getArray("rules")) {
+    const llvm::json::Object &Rule = object(&V);
+    std::string Id = Rule.getString("id").value_or("").str();
+    Rules.insert(Id);
+    EXPECT_FALSE(text(Rule, "shortDescription").empty()) << Id;
+    EXPECT_GT(text(Rule, "fullDescription").size(), 80u) << Id;
+    EXPECT_FALSE(text(Rule, "help").empty()) << Id;
+    std::string Doc = "docs/checks/" + Id.substr(5) + ".md";
+    llvm::StringRef Help = Rule.getString("helpUri").value_or("");
+    EXPECT_TRUE(Help.ends_with("/" + Doc)) << Help.str();
+    EXPECT_TRUE(llvm::sys::fs::exists(XFER_TESTDATA_DIR "/../" + Doc)) << Doc;
+  }
+  EXPECT_EQ((std::set<std::string>{"xfer-copy-in-loop", "xfer-create-on-device",
+                                   "xfer-device-mismatch",
+                                   "xfer-pageable-async-copy",
+                                   "xfer-sync-in-loop"}),
+            Rules);
+
+  EXPECT_EQ("file://" + Dir.str().str() + "/",
+            object(object(Run.get("originalUriBaseIds")).get("%SRCROOT%"))
+                .getString("uri")
+                .value_or(""));
+  const llvm::json::Array &Results = *Run.getArray("results");
+  ASSERT_EQ(1u, Results.size());
+  const llvm::json::Object &Result = object(&Results[0]);
+  EXPECT_EQ("xfer-copy-in-loop", Result.getString("ruleId").value_or(""));
+  EXPECT_EQ("warning", Result.getString("level").value_or(""));
+  const llvm::json::Object &Physical =
+      object(object(&(*Result.getArray("locations"))[0])
+                 .get("physicalLocation"));
+  const llvm::json::Object &Artifact = object(Physical.get("artifactLocation"));
+  EXPECT_EQ("hazard.cpp", Artifact.getString("uri").value_or(""));
+  EXPECT_EQ("%SRCROOT%", Artifact.getString("uriBaseId").value_or(""));
+  EXPECT_EQ(4, object(Physical.get("region")).getInteger("startLine"));
+  std::string Fingerprint = object(Result.get("partialFingerprints"))
+                                .getString("xferTidyLineHash/v1")
+                                .value_or("")
+                                .str();
+  EXPECT_FALSE(Fingerprint.empty());
+
+  // The configuration warning is a notification, not a result.
+  const llvm::json::Object &Invocation =
+      object(&(*Run.getArray("invocations"))[0]);
+  EXPECT_EQ(true, Invocation.getBoolean("executionSuccessful"));
+  EXPECT_NE(std::string::npos,
+            text(object(&(*Invocation.getArray(
+                            "toolConfigurationNotifications"))[0]),
+                 "message")
+                .find("xfer-sync-in-loop.MinIteratons"));
+
+  // Moved down a line: same fingerprint, new line number.
+  write("hazard.cpp", std::string("// moved\n") + HazardSource);
+  auto [MovedStatus, Moved] = Sarif({});
+  const llvm::json::Object &MovedResult =
+      object(&(*Moved.getArray("results"))[0]);
+  EXPECT_EQ(Fingerprint, object(MovedResult.get("partialFingerprints"))
+                             .getString("xferTidyLineHash/v1")
+                             .value_or(""));
+  EXPECT_EQ(5, object(object(object(&(*MovedResult.getArray("locations"))[0])
+                                 .get("physicalLocation"))
+                          .get("region"))
+                   .getInteger("startLine"));
+
+  // --sarif-root; an error without a location is an execution notification.
+  auto [Failed, Rooted] =
+      Sarif({"--sarif-root=" + llvm::sys::path::parent_path(Dir).str(),
+             "--extra-arg=-fno-such-flag"});
+  EXPECT_EQ(2, Failed);
+  for (const llvm::json::Value &V : *Rooted.getArray("results")) {
+    const llvm::json::Object &R = object(&V);
+    ASSERT_TRUE(R.getArray("locations"));
+    EXPECT_EQ(llvm::sys::path::filename(Dir).str() + "/hazard.cpp",
+              object(object(object(&(*R.getArray("locations"))[0])
+                                .get("physicalLocation"))
+                         .get("artifactLocation"))
+                  .getString("uri")
+                  .value_or(""));
+  }
+  const llvm::json::Object &FailedInvocation =
+      object(&(*Rooted.getArray("invocations"))[0]);
+  EXPECT_EQ(false, FailedInvocation.getBoolean("executionSuccessful"));
+  const llvm::json::Array *Execution =
+      FailedInvocation.getArray("toolExecutionNotifications");
+  ASSERT_TRUE(Execution);
+  bool NamesFlag = false;
+  for (const llvm::json::Value &V : *Execution)
+    NamesFlag |= text(object(&V), "message").find("-fno-such-flag") !=
+                 std::string::npos;
+  EXPECT_TRUE(NamesFlag);
+}
+
 TEST_F(ToolTest, OutputFileIsWrittenWhole) {
   std::string File = write("hazard.cpp", HazardSource);
   std::string Report = Dir.str().str() + "/report.json";
@@ -392,6 +1082,11 @@ TEST_F(ToolTest, CostFiguresInJsonAndSarif) {
   // A 4-byte device-to-host cudaMemcpy, 10 iterations: 7.21 µs each.
   EXPECT_DOUBLE_EQ(7.21,
                    Properties.getNumber("latencyMicroseconds").value_or(0));
+  // As a person writes it, not 7.2099999999999999.
+  EXPECT_NE(std::string::npos, R.Out.find("\"latencyMicroseconds\": 7.21,"))
+      << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("\"totalMicroseconds\": 72.1\n"))
+      << R.Out;
   EXPECT_EQ(10, Properties.getInteger("executions").value_or(0));
   EXPECT_NE(std::string::npos, Properties.getString("measuredOn")
                                    .value_or("")

@@ -398,6 +398,8 @@ private:
   llvm::vfs::FileSystem &FS;
   std::string WorkingDir;
   std::vector<std::string> Out;
+  // The arguments after a "--": input files, kept after every option.
+  std::vector<std::string> Inputs;
   std::optional<std::string> LanguageFlag;
   std::optional<std::string> GlobalArch;
   std::optional<std::string> GlobalCode;
@@ -415,6 +417,11 @@ llvm::Error NvccTranslator::translate(llvm::ArrayRef<std::string> Args,
                                       unsigned Depth) {
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef Arg = Args[I];
+    if (Arg == "--") {
+      flushHostOptions();
+      Inputs.insert(Inputs.end(), Args.begin() + I + 1, Args.end());
+      break;
+    }
     if (Arg.size() < 2 || Arg[0] != '-') {
       flushHostOptions();
       Out.push_back(Arg.str());
@@ -697,6 +704,10 @@ std::vector<std::string> NvccTranslator::finish() {
     if (isClangKnownCudaArch(Arch))
       Result.push_back(("--cuda-gpu-arch=" + Arch).str());
   }
+  if (!Inputs.empty()) {
+    Result.push_back("--");
+    Result.insert(Result.end(), Inputs.begin(), Inputs.end());
+  }
   return Result;
 }
 
@@ -968,6 +979,11 @@ std::string detectCudaPath(StringRef Explicit, StringRef BuildDefault) {
   return "";
 }
 
+void appendCompilerArguments(std::vector<std::string> &Args,
+                             llvm::ArrayRef<std::string> Extra) {
+  Args.insert(llvm::find(Args, "--"), Extra.begin(), Extra.end());
+}
+
 llvm::Expected<std::vector<std::string>>
 adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
                   const CudaAnalysisSetup &Setup, llvm::vfs::FileSystem &FS,
@@ -1002,8 +1018,7 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
     Result.insert(Position, {"-x", "cuda"});
   }
 
-  std::vector<std::string> Flags = cudaHostAnalysisFlags(Effective);
-  Result.insert(Result.end(), Flags.begin(), Flags.end());
+  appendCompilerArguments(Result, cudaHostAnalysisFlags(Effective));
   return Result;
 }
 

@@ -34,6 +34,13 @@
 
 namespace xfer {
 
+/// Appends \p Extra to the compile command \p Args: before the "--" that
+/// ends the options when there is one (LLVM's interpolated commands, for a
+/// file missing from the compilation database, end in "-- <file>"), so that
+/// the arguments are not taken for input files.
+void appendCompilerArguments(std::vector<std::string> &Args,
+                             llvm::ArrayRef<std::string> Extra);
+
 /// True if \p Args (a full command line, argv[0] first) invokes nvcc: argv[0]
 /// is `nvcc`, `nvcc.exe` or a wrapper whose name ends in `nvcc`, possibly
 /// behind a `ccache`/`sccache` launcher.

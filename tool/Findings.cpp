@@ -1,11 +1,79 @@
 //===--- Findings.cpp - diagnostics with resolved source positions --------===//
 
 #include "Findings.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include <algorithm>
 #include <tuple>
 
 namespace xfer {
+
+std::string absolutePath(llvm::StringRef File, llvm::StringRef BuildDirectory) {
+  llvm::SmallString<256> Path(File);
+  if (llvm::sys::path::is_relative(Path)) {
+    if (BuildDirectory.empty())
+      llvm::sys::fs::make_absolute(Path);
+    else
+      llvm::sys::fs::make_absolute(BuildDirectory, Path);
+  }
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return Path.str().str();
+}
+
+std::string pathBelow(llvm::StringRef File, llvm::StringRef Root,
+                      llvm::StringRef BuildDirectory) {
+  std::string Absolute = absolutePath(File, BuildDirectory);
+  std::string Base = absolutePath(Root, "");
+  llvm::StringRef Rest(Absolute);
+  if (Rest.consume_front(Base) &&
+      (Base.empty() || llvm::sys::path::is_separator(Base.back()) ||
+       Rest.consume_front("/")))
+    return llvm::sys::path::convert_to_slash(Rest);
+  return llvm::sys::path::convert_to_slash(Absolute);
+}
+
+std::string lineFingerprint(llvm::StringRef Check, llvm::StringRef File,
+                            llvm::StringRef LineText) {
+  std::string Code;
+  for (char C : LineText)
+    if (!llvm::isSpace(C))
+      Code += C;
+  llvm::MD5 Hash;
+  Hash.update(Check);
+  Hash.update(llvm::ArrayRef<uint8_t>{0});
+  Hash.update(File);
+  Hash.update(llvm::ArrayRef<uint8_t>{0});
+  Hash.update(Code);
+  llvm::MD5::MD5Result Digest;
+  Hash.final(Digest);
+  return Digest.digest().substr(0, 16).str();
+}
+
+/// <prefix>/<Relative> for the prefix the running executable is installed
+/// in (<prefix>/bin/xfer-tidy), if that directory exists.
+static std::optional<std::string> installed(llvm::StringRef Relative) {
+  std::string Self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (Self.empty())
+    return std::nullopt;
+  llvm::SmallString<256> Path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(Self)));
+  llvm::sys::path::append(Path, Relative);
+  if (!llvm::sys::fs::is_directory(Path))
+    return std::nullopt;
+  return Path.str().str();
+}
+
+std::string documentationRoot() {
+  return installed("share/doc/xfer-tidy").value_or(XFER_SOURCE_DIR);
+}
+
+std::string costModelDirectory() {
+  return installed("share/xfer-tidy/cost-models")
+      .value_or(XFER_SOURCE_DIR "/testdata/cost-models");
+}
 
 const PositionResolver::FileLines *PositionResolver::load(llvm::StringRef File) {
   auto [It, Inserted] = Files.try_emplace(File);
@@ -62,7 +130,9 @@ toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
                      ? Finding::Level::Error
                      : Finding::Level::Warning;
     F.Where = Resolver.resolve(Error.Message.FilePath, Error.Message.FileOffset);
+    F.WarningAsError = Error.IsWarningAsError;
     F.Message = Error.Message.Message;
+    F.BuildDirectory = Error.BuildDirectory;
     for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
       F.Notes.push_back(
           {Resolver.resolve(Note.FilePath, Note.FileOffset), Note.Message});

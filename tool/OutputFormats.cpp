@@ -1,11 +1,12 @@
 //===--- OutputFormats.cpp - text, JSON and SARIF reports -----------------===//
 
 #include "OutputFormats.h"
-#include "clang/Basic/FileManager.h"
-#include "clang/Basic/Sarif.h"
-#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
+#include <cmath>
 
 using namespace clang;
 
@@ -44,7 +45,111 @@ llvm::json::Object position(const SourcePosition &Where) {
                             {"offset", static_cast<int64_t>(Where.Offset)}};
 }
 
+void emitJson(llvm::json::OStream &J, const llvm::json::Value &V) {
+  switch (V.kind()) {
+  case llvm::json::Value::Number:
+    if (std::optional<int64_t> Integer = V.getAsInteger())
+      J.value(*Integer);
+    else if (std::optional<double> Number = V.getAsNumber();
+             Number && std::isfinite(*Number))
+      J.rawValue([&](llvm::raw_ostream &OS) {
+        OS << llvm::format("%.15g", *Number);
+      });
+    else
+      J.value(V);
+    return;
+  case llvm::json::Value::Array:
+    J.array([&] {
+      for (const llvm::json::Value &Element : *V.getAsArray())
+        emitJson(J, Element);
+    });
+    return;
+  case llvm::json::Value::Object: {
+    const llvm::json::Object &O = *V.getAsObject();
+    std::vector<const llvm::json::Object::value_type *> Members;
+    for (const auto &Member : O)
+      Members.push_back(&Member);
+    llvm::sort(Members, [](const auto *A, const auto *B) {
+      return A->first < B->first;
+    });
+    J.object([&] {
+      for (const auto *Member : Members)
+        J.attributeBegin(Member->first), emitJson(J, Member->second),
+            J.attributeEnd();
+    });
+    return;
+  }
+  default:
+    J.value(V);
+  }
+}
+
+/// \p Value rounded to \p Digits decimal places.
+double rounded(double Value, int Digits) {
+  double Scale = std::pow(10.0, Digits);
+  return std::round(Value * Scale) / Scale;
+}
+
+/// Escapes the message of a workflow command.
+std::string escapeWorkflowData(llvm::StringRef Text) {
+  std::string Escaped;
+  for (char C : Text) {
+    switch (C) {
+    case '%': Escaped += "%25"; break;
+    case '\r': Escaped += "%0D"; break;
+    case '\n': Escaped += "%0A"; break;
+    default: Escaped += C;
+    }
+  }
+  return Escaped;
+}
+
+/// Escapes a property value of a workflow command.
+std::string escapeWorkflowProperty(llvm::StringRef Text) {
+  std::string Escaped;
+  for (char C : escapeWorkflowData(Text)) {
+    switch (C) {
+    case ':': Escaped += "%3A"; break;
+    case ',': Escaped += "%2C"; break;
+    default: Escaped += C;
+    }
+  }
+  return Escaped;
+}
+
 } // namespace
+
+const FindingNote *costNote(const Finding &F) {
+  for (const FindingNote &Note : F.Notes)
+    if (llvm::StringRef(Note.Message).starts_with("measured cost: "))
+      return &Note;
+  return nullptr;
+}
+
+void writeGithub(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                 llvm::StringRef Root) {
+  for (const Finding &F : Findings) {
+    OS << "::" << levelName(F) << ' ';
+    if (!F.Where.File.empty()) {
+      OS << "file="
+         << escapeWorkflowProperty(
+                pathBelow(F.Where.File, Root, F.BuildDirectory));
+      if (F.Where.Line)
+        OS << ",line=" << F.Where.Line << ",col=" << F.Where.Column;
+      OS << ',';
+    }
+    OS << "title=" << escapeWorkflowProperty(F.CheckName) << "::";
+    std::string Message = F.Message;
+    if (const FindingNote *Cost = costNote(F))
+      Message += " (" + Cost->Message + ")";
+    OS << escapeWorkflowData(Message) << '\n';
+  }
+}
+
+void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value) {
+  llvm::json::OStream J(OS, /*IndentSize=*/2);
+  emitJson(J, Value);
+}
 
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                PositionResolver &Resolver, bool Color) {
@@ -60,7 +165,8 @@ void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     OS << levelName(F) << ": ";
     if (Color)
       OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    OS << F.Message << " [" << F.CheckName << "]\n";
+    OS << F.Message << " [" << F.CheckName
+       << (F.WarningAsError ? ",-warnings-as-errors" : "") << "]\n";
     if (Color)
       OS.resetColor();
     writeSnippet(OS, F.Where, Resolver);
@@ -101,7 +207,7 @@ llvm::json::Object costProperties(const Finding &F) {
       Properties["overlapLossMicrosecondsPerIteration"] = Number(Groups[3]);
     if (!Groups[5].empty()) {
       double Scale = Groups[6] == "s" ? 1e6 : Groups[6] == "ms" ? 1e3 : 1.0;
-      Properties["totalMicroseconds"] = Number(Groups[5]) * Scale;
+      Properties["totalMicroseconds"] = rounded(Number(Groups[5]) * Scale, 3);
       Properties["executions"] = static_cast<int64_t>(Number(Groups[7]));
     }
     Properties["measuredOn"] = Groups[8].str();
@@ -141,79 +247,278 @@ llvm::json::Value toJson(const std::vector<Finding> &Findings) {
                             {"findings", std::move(Items)}};
 }
 
-llvm::json::Value toSarif(const std::vector<Finding> &Findings) {
-  // SarifDocumentWriter speaks SourceLocations: load each file into a
-  // SourceManager of our own.
-  FileSystemOptions FSOptions;
-  FileManager Files(FSOptions);
-  IntrusiveRefCntPtr<DiagnosticIDs> IDs(new DiagnosticIDs);
-  IntrusiveRefCntPtr<DiagnosticOptions> DiagOpts(new DiagnosticOptions);
-  DiagnosticsEngine Diags(IDs, DiagOpts, new IgnoringDiagConsumer);
-  SourceManager SM(Diags, Files);
-  llvm::StringMap<FileID> FileIDs;
-  auto Range = [&](const SourcePosition &Where) -> std::optional<CharSourceRange> {
+namespace {
+
+struct RuleText {
+  llvm::StringLiteral Check;
+  llvm::StringLiteral Short;
+  llvm::StringLiteral Full;
+  llvm::StringLiteral Help;
+};
+
+// What each check finds and how to fix it, for SARIF consumers (code
+// scanning shows these next to every result); docs/checks/ has the rest.
+constexpr RuleText Rules[] = {
+    {"xfer-sync-in-loop", "Host waits for the GPU inside a loop",
+     "An operation that makes the host wait for all queued GPU work "
+     "(item(), printing a CUDA tensor, nonzero(), cudaDeviceSynchronize, "
+     "cudaStreamSynchronize, cudaFree, ...) runs on most iterations of a "
+     "loop, so the host stops running ahead and CPU and GPU stop overlapping "
+     "on every iteration.",
+     "Keep the value on the device and read it back every N iterations (a "
+     "guarded read such as if (i % 100 == 0) is not reported), or "
+     "accumulate on the device and read it once after the loop."},
+    {"xfer-copy-in-loop", "Host/device copy inside a loop",
+     "A device-to-host copy (cpu(), to(kCPU), copy_ into a host tensor, "
+     "cudaMemcpy with cudaMemcpyDeviceToHost) runs on most iterations of a "
+     "loop, waiting for all queued device work and crossing the host link "
+     "each time; or a host-to-device copy of data the loop does not change "
+     "is repeated on every iteration.",
+     "Copy loop-invariant data to the device once, before the loop; keep "
+     "per-iteration results on the device and copy them back less often."},
+    {"xfer-create-on-device", "Tensor created on the host, then moved to the GPU",
+     "A LibTorch factory (torch::randn, torch::zeros, torch::ones, ...) "
+     "creates a tensor on the host only for it to be copied to the GPU right "
+     "away: the host fills the memory, then the copy crosses the host link "
+     "and waits in the stream's queue.",
+     "Pass the device to the factory: torch::randn({n, 2}, torch::kCUDA) "
+     "instead of torch::randn({n, 2}).to(torch::kCUDA)."},
+    {"xfer-pageable-async-copy", "Asynchronous copy of pageable host memory",
+     "cudaMemcpyAsync, or to(kCUDA, /*non_blocking=*/true), with pageable "
+     "rather than page-locked host memory: the driver stages the copy "
+     "through a pinned bounce buffer, so the call is effectively synchronous "
+     "and the overlap it was written for does not happen.",
+     "Allocate the host buffer with cudaMallocHost or cudaHostAlloc, "
+     "register it with cudaHostRegister, or pin_memory() the tensor."},
+    {"xfer-device-mismatch", "Memory used on the wrong side of the host/device boundary",
+     "Operations on tensors that live on different devices, a CUDA module "
+     "called with a CPU tensor, a discarded t.to(device), a cudaMemcpy kind "
+     "that contradicts its pointers, host memory passed to a kernel, device "
+     "memory dereferenced on the host: these fail or crash at run time.",
+     "Put the operands on the same device; allocate the memory where it is "
+     "used, or copy it there first; match the cudaMemcpy kind to where the "
+     "pointers live."},
+};
+
+const RuleText *ruleText(llvm::StringRef Check) {
+  for (const RuleText &Rule : Rules)
+    if (Rule.Check == Check)
+      return &Rule;
+  return nullptr;
+}
+
+/// Percent-encodes what an RFC 3986 path may not hold.
+std::string uriPath(llvm::StringRef Path) {
+  std::string Encoded;
+  for (unsigned char C : Path) {
+    if (llvm::isAlnum(C) || llvm::StringRef("/-._~!$&'()*+,;=:@").contains(C))
+      Encoded += C;
+    else
+      Encoded += llvm::formatv("%{0:X-2}", static_cast<unsigned>(C)).str();
+  }
+  return Encoded;
+}
+
+std::string fileUri(llvm::StringRef AbsolutePath) {
+  return "file://" + uriPath(llvm::sys::path::convert_to_slash(AbsolutePath));
+}
+
+/// The column of byte column \p Column of \p Line in Unicode code points.
+unsigned codePointColumn(llvm::StringRef Line, unsigned Column) {
+  unsigned Points = 1;
+  for (unsigned I = 0; I + 1 < Column && I < Line.size(); ++I)
+    if ((static_cast<unsigned char>(Line[I]) & 0xC0) != 0x80)
+      ++Points;
+  return Points + (Column > Line.size() + 1 ? Column - Line.size() - 1 : 0);
+}
+
+} // namespace
+
+std::string documentationUri(llvm::StringRef RelativePath) {
+  llvm::StringRef Base = XFER_DOCS_URL;
+  if (!Base.empty())
+    return (Base.rtrim('/') + "/" + RelativePath).str();
+  llvm::SmallString<256> Path(documentationRoot());
+  llvm::sys::path::append(Path, RelativePath);
+  return fileUri(Path);
+}
+
+std::string checkDocumentationPath(llvm::StringRef Check) {
+  llvm::StringRef Name = Check;
+  Name.consume_front("xfer-");
+  return ("docs/checks/" + Name + ".md").str();
+}
+
+llvm::json::Value toSarif(const std::vector<Finding> &Findings,
+                          PositionResolver &Resolver,
+                          const SarifOptions &Options) {
+  std::string Root = absolutePath(Options.Root, "");
+  if (Root.empty() || !llvm::sys::path::is_separator(Root.back()))
+    Root += '/';
+
+  // Rules: the checks that ran, then any other diagnostic a result names.
+  std::vector<std::string> RuleIds = Options.EnabledChecks;
+  for (const Finding &F : Findings)
+    if (!llvm::is_contained(RuleIds, F.CheckName))
+      RuleIds.push_back(F.CheckName);
+  llvm::StringMap<size_t> RuleIndex;
+  llvm::json::Array RuleObjects;
+  for (const std::string &Id : RuleIds) {
+    RuleIndex[Id] = RuleObjects.size();
+    llvm::json::Object Rule{{"id", Id}, {"name", Id}};
+    if (const RuleText *Text = ruleText(Id)) {
+      std::string Doc = checkDocumentationPath(Id);
+      Rule["shortDescription"] = llvm::json::Object{{"text", Text->Short}};
+      Rule["fullDescription"] = llvm::json::Object{{"text", Text->Full}};
+      Rule["help"] = llvm::json::Object{
+          {"text", (Text->Help + " See " + Doc + ".").str()},
+          {"markdown",
+           (Text->Help + " See [" + Doc + "](" + documentationUri(Doc) + ").")
+               .str()}};
+      Rule["helpUri"] = documentationUri(Doc);
+      Rule["defaultConfiguration"] = llvm::json::Object{{"level", "warning"}};
+      Rule["properties"] = llvm::json::Object{
+          {"tags", llvm::json::Array{"performance", "gpu"}}};
+    } else {
+      // Compiler diagnostics (clang-diagnostic-error, ...).
+      std::string Kind = llvm::StringRef(Id).starts_with("clang-diagnostic-")
+                             ? "Compiler diagnostic"
+                             : "Diagnostic";
+      Rule["shortDescription"] = llvm::json::Object{{"text", Kind}};
+      Rule["fullDescription"] = llvm::json::Object{
+          {"text", Kind + " reported while parsing the translation unit; "
+                          "xfer-tidy's findings in it may be incomplete."}};
+      Rule["help"] = llvm::json::Object{
+          {"text", "Fix the compile command or the code so that clang "
+                   "parses the file."}};
+      Rule["helpUri"] = "https://clang.llvm.org/docs/DiagnosticsReference.html";
+      Rule["defaultConfiguration"] = llvm::json::Object{{"level", "error"}};
+    }
+    RuleObjects.push_back(std::move(Rule));
+  }
+
+  auto PhysicalLocation = [&](const SourcePosition &Where,
+                              llvm::StringRef BuildDirectory)
+      -> std::optional<llvm::json::Object> {
     if (Where.File.empty() || !Where.Line)
       return std::nullopt;
-    auto [It, Inserted] = FileIDs.try_emplace(Where.File);
-    if (Inserted) {
-      llvm::Expected<FileEntryRef> Entry = Files.getFileRef(Where.File);
-      if (!Entry) {
-        llvm::consumeError(Entry.takeError());
-        return std::nullopt;
-      }
-      It->second = SM.getOrCreateFileID(*Entry, SrcMgr::C_User);
+    std::string Absolute = absolutePath(Where.File, BuildDirectory);
+    llvm::json::Object Artifact;
+    if (llvm::StringRef(Absolute).starts_with(Root)) {
+      Artifact["uri"] = uriPath(llvm::sys::path::convert_to_slash(
+          llvm::StringRef(Absolute).drop_front(Root.size())));
+      Artifact["uriBaseId"] = "%SRCROOT%";
+    } else {
+      Artifact["uri"] = fileUri(Absolute);
     }
-    SourceLocation Loc = SM.getComposedLoc(It->second, Where.Offset);
-    return CharSourceRange::getCharRange(Loc, Loc.getLocWithOffset(1));
+    llvm::StringRef Line = Resolver.lineText(Where.File, Where.Line);
+    return llvm::json::Object{
+        {"artifactLocation", std::move(Artifact)},
+        {"region",
+         llvm::json::Object{
+             {"startLine", static_cast<int64_t>(Where.Line)},
+             {"startColumn", static_cast<int64_t>(
+                                 codePointColumn(Line, Where.Column))}}}};
   };
 
-  SarifDocumentWriter Writer(SM);
-  Writer.createRun("xfer-tidy", "xfer-tidy", XFER_VERSION);
-  llvm::StringMap<size_t> RuleIndex;
-  std::vector<llvm::json::Object> Properties;
+  llvm::json::Array Results;
+  llvm::json::Array ExecutionNotifications;
+  llvm::StringMap<unsigned> Occurrences;
   for (const Finding &F : Findings) {
-    auto [It, Inserted] = RuleIndex.try_emplace(F.CheckName);
-    if (Inserted)
-      It->second = Writer.createRule(
-          SarifRule::create()
-              .setRuleId(F.CheckName)
-              .setName(F.CheckName)
-              .setDescription(F.isCompilerDiagnostic()
-                                  ? "Compiler diagnostic"
-                                  : "xfer-tidy check " + F.CheckName));
-    SarifResult Result =
-        SarifResult::create(It->second)
-            .setDiagnosticMessage(F.Message)
-            .setDiagnosticLevel(F.Severity == Finding::Level::Error
-                                    ? SarifResultLevel::Error
-                                    : SarifResultLevel::Warning);
-    if (std::optional<CharSourceRange> Where = Range(F.Where))
-      Result = Result.setLocations({*Where});
-    llvm::SmallVector<ThreadFlow, 4> Steps;
-    for (const FindingNote &Note : F.Notes)
-      if (std::optional<CharSourceRange> Where = Range(Note.Where))
-        Steps.push_back(ThreadFlow::create()
-                            .setRange(*Where)
-                            .setImportance(ThreadFlowImportance::Important)
-                            .setMessage(Note.Message));
-    if (!Steps.empty())
-      Result = Result.setThreadFlows(Steps);
-    Writer.appendResult(Result);
-    Properties.push_back(costProperties(F));
-  }
-  Writer.endRun();
-  llvm::json::Object Document = Writer.createDocument();
+    llvm::json::Object Message{{"text", F.Message}};
+    std::optional<llvm::json::Object> Where =
+        PhysicalLocation(F.Where, F.BuildDirectory);
+    llvm::StringRef Level =
+        F.Severity == Finding::Level::Error ? "error" : "warning";
+    // A diagnostic without a place in the code (a command-line error) is a
+    // notification of the tool's execution, not a result.
+    if (!Where) {
+      ExecutionNotifications.push_back(llvm::json::Object{
+          {"level", Level},
+          {"message", std::move(Message)},
+          {"descriptor", llvm::json::Object{{"id", F.CheckName}}}});
+      continue;
+    }
+    llvm::json::Object Result{
+        {"ruleId", F.CheckName},
+        {"ruleIndex", static_cast<int64_t>(RuleIndex[F.CheckName])},
+        {"level", Level},
+        {"message", std::move(Message)},
+        {"locations",
+         llvm::json::Array{llvm::json::Object{{"physicalLocation", llvm::json::Object(*Where)}}}}};
 
-  // SarifResult has no property bag: add the cost figures afterwards.
-  if (llvm::json::Array *Runs = Document.getArray("runs"))
-    if (!Runs->empty())
-      if (llvm::json::Array *Results =
-              (*Runs)[0].getAsObject()->getArray("results"))
-        for (size_t I = 0; I < Results->size() && I < Properties.size(); ++I)
-          if (!Properties[I].empty())
-            (*Results)[I].getAsObject()->try_emplace("properties",
-                                                     std::move(Properties[I]));
-  return Document;
+    std::string Hash = lineFingerprint(
+        F.CheckName, pathBelow(F.Where.File, Root, F.BuildDirectory),
+        Resolver.lineText(F.Where.File, F.Where.Line));
+    unsigned Occurrence = ++Occurrences[Hash];
+    Result["partialFingerprints"] = llvm::json::Object{
+        {"xferTidyLineHash/v1", Hash + ":" + std::to_string(Occurrence)}};
+
+    llvm::json::Array Steps, Related;
+    for (const FindingNote &Note : F.Notes)
+      if (std::optional<llvm::json::Object> NoteWhere =
+              PhysicalLocation(Note.Where, F.BuildDirectory)) {
+        Steps.push_back(llvm::json::Object{
+            {"importance", "important"},
+            {"location",
+             llvm::json::Object{
+                 {"message", llvm::json::Object{{"text", Note.Message}}},
+                 {"physicalLocation", llvm::json::Object(*NoteWhere)}}}});
+        Related.push_back(llvm::json::Object{
+            {"id", static_cast<int64_t>(Related.size())},
+            {"message", llvm::json::Object{{"text", Note.Message}}},
+            {"physicalLocation", std::move(*NoteWhere)}});
+      }
+    if (!Steps.empty()) {
+      Result["codeFlows"] = llvm::json::Array{llvm::json::Object{
+          {"threadFlows",
+           llvm::json::Array{llvm::json::Object{
+               {"locations", std::move(Steps)}}}}}};
+      Result["relatedLocations"] = std::move(Related);
+    }
+    llvm::json::Object Properties = costProperties(F);
+    if (!Properties.empty())
+      Result["properties"] = std::move(Properties);
+    Results.push_back(std::move(Result));
+  }
+
+  for (const std::string &Message : Options.ExecutionErrors)
+    ExecutionNotifications.push_back(llvm::json::Object{
+        {"level", "error"}, {"message", llvm::json::Object{{"text", Message}}}});
+  llvm::json::Array ConfigurationNotifications;
+  for (const std::string &Message : Options.ConfigurationWarnings)
+    ConfigurationNotifications.push_back(llvm::json::Object{
+        {"level", "warning"},
+        {"message", llvm::json::Object{{"text", Message}}}});
+  llvm::json::Object Invocation{
+      {"executionSuccessful", Options.ExecutionErrors.empty()}};
+  if (!ExecutionNotifications.empty())
+    Invocation["toolExecutionNotifications"] =
+        std::move(ExecutionNotifications);
+  if (!ConfigurationNotifications.empty())
+    Invocation["toolConfigurationNotifications"] =
+        std::move(ConfigurationNotifications);
+
+  llvm::json::Object Driver{
+      {"name", "xfer-tidy"},
+      {"fullName", "xfer-tidy " XFER_VERSION},
+      {"version", XFER_VERSION},
+      {"semanticVersion", XFER_VERSION},
+      {"informationUri", documentationUri("README.md")},
+      {"rules", std::move(RuleObjects)}};
+  llvm::json::Object Run{
+      {"tool", llvm::json::Object{{"driver", std::move(Driver)}}},
+      {"originalUriBaseIds",
+       llvm::json::Object{
+           {"%SRCROOT%", llvm::json::Object{{"uri", fileUri(Root)}}}}},
+      {"columnKind", "unicodeCodePoints"},
+      {"invocations", llvm::json::Array{std::move(Invocation)}},
+      {"results", std::move(Results)}};
+  return llvm::json::Object{
+      {"$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/"
+                  "os/schemas/sarif-schema-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", llvm::json::Array{std::move(Run)}}};
 }
 
 } // namespace xfer

@@ -10,19 +10,59 @@
 
 namespace xfer {
 
-enum class OutputFormat { Text, Json, Sarif };
+enum class OutputFormat { Text, Json, Sarif, Github };
 
 /// clang-tidy's layout: "file:line:col: warning: message [check]", the
 /// source line and a caret, then the notes.
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                PositionResolver &Resolver, bool Color);
 
+/// GitHub Actions workflow commands, one per finding:
+/// "::warning file=<path>,line=L,col=C,title=<check>::<message> (<cost>)",
+/// paths relative to \p Root (the current directory) when below it.
+void writeGithub(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                 llvm::StringRef Root);
+
+/// The cost note of \p F ("measured cost: ..."), or null.
+const FindingNote *costNote(const Finding &F);
+
 /// {"version": 1, "tool": ..., "findings": [...]}; see README.md.
 llvm::json::Value toJson(const std::vector<Finding> &Findings);
 
-/// A SARIF 2.1.0 log written with clang's SarifDocumentWriter. Notes become
-/// the steps of a code flow.
-llvm::json::Value toSarif(const std::vector<Finding> &Findings);
+struct SarifOptions {
+  /// %SRCROOT%: artifact URIs below it are relative to it.
+  std::string Root = ".";
+  /// The checks that ran: each becomes a rule, with or without results.
+  std::vector<std::string> EnabledChecks;
+  /// Warnings about the configuration (toolConfigurationNotifications).
+  std::vector<std::string> ConfigurationWarnings;
+  /// Errors of the run (toolExecutionNotifications; executionSuccessful
+  /// false).
+  std::vector<std::string> ExecutionErrors;
+};
+
+/// A SARIF 2.1.0 log as code-scanning services take it: a rule per check
+/// with its descriptions, help and documentation URI; results with
+/// artifact URIs relative to %SRCROOT%, a region, and partialFingerprints
+/// that do not depend on the line number; notes as related locations and
+/// the steps of a code flow. Diagnostics without a location are execution
+/// notifications, not results.
+llvm::json::Value toSarif(const std::vector<Finding> &Findings,
+                          PositionResolver &Resolver,
+                          const SarifOptions &Options);
+
+/// Where xfer-tidy's documentation lives: XFER_DOCS_URL when the build set
+/// one (the repository's web address), else a file URI of the copy
+/// installed with xfer-tidy (or of the source tree).
+std::string documentationUri(llvm::StringRef RelativePath);
+
+/// "docs/checks/sync-in-loop.md" for "xfer-sync-in-loop".
+std::string checkDocumentationPath(llvm::StringRef Check);
+
+/// Writes \p Value indented by two spaces, keys sorted, with numbers as a
+/// person would write them: 15 significant digits at most, so that 5.18
+/// stays 5.18 rather than llvm::json's round-trip 5.1799999999999997.
+void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value);
 
 /// The measured figures a cost note states, as JSON properties (empty
 /// object when the finding has no cost note).

@@ -3,16 +3,20 @@
 //   xfer-tidy [options] <source>... [-- <compiler flags>]
 //   xfer-tidy [options] -p <build dir> [<source>...]
 //
-// Exit status: 0 no findings, 1 findings, 2 usage or input errors (missing
-// files, an unreadable or malformed compilation database, a translation unit
-// with compiler errors).
+// Exit status: 0 no findings, 1 findings (with --exit-zero: only findings
+// made errors by --warnings-as-errors), 2 usage, configuration or input
+// errors (unknown options, missing files, an unreadable, malformed or empty
+// compilation database, an option value a check cannot use, no check
+// enabled, a translation unit with compiler errors).
 //
 //===----------------------------------------------------------------------===//
 
 #include "cost/CostModel.h"
+#include "CheckConfiguration.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
 #include "OutputFormats.h"
+#include "ReportFilters.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -27,11 +31,20 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+#include <mutex>
 
 using namespace llvm;
 using namespace clang;
+
+namespace llvm {
+// Registers LLVM's own --color option (boolean); declared in an internal
+// header of libLLVM. xfer-tidy replaces that option with its own.
+void initWithColorOptions();
+} // namespace llvm
 
 namespace {
 
@@ -59,20 +72,63 @@ cl::opt<xfer::OutputFormat> Format(
     cl::values(clEnumValN(xfer::OutputFormat::Text, "text",
                           "clang-tidy style text (default)"),
                clEnumValN(xfer::OutputFormat::Json, "json", "JSON"),
-               clEnumValN(xfer::OutputFormat::Sarif, "sarif", "SARIF 2.1.0")),
+               clEnumValN(xfer::OutputFormat::Sarif, "sarif", "SARIF 2.1.0"),
+               clEnumValN(xfer::OutputFormat::Github, "github",
+                          "GitHub Actions workflow commands (annotations)")),
     cl::cat(XferCategory));
 cl::opt<std::string> OutputFile(
     "output", cl::desc("Write the report to <file> instead of stdout; the "
                        "file is replaced atomically"),
     cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> SarifRoot(
+    "sarif-root",
+    cl::desc("%SRCROOT% of the SARIF report: file URIs below it are relative "
+             "to it (default: the current directory)"),
+    cl::value_desc("dir"), cl::cat(XferCategory));
 cl::opt<std::string> ExportFixes(
     "export-fixes",
     cl::desc("Write suggested fixes as YAML for clang-apply-replacements"),
     cl::value_desc("yaml"), cl::cat(XferCategory));
+cl::opt<std::string> WarningsAsErrors(
+    "warnings-as-errors",
+    cl::desc("Check globs whose findings are errors, appended to the "
+             "configuration's WarningsAsErrors; such findings make the exit "
+             "status 1 even with --exit-zero"),
+    cl::value_desc("globs"), cl::cat(XferCategory));
+cl::opt<bool> ExitZero(
+    "exit-zero",
+    cl::desc("Exit 0 when there are findings (not for findings made errors "
+             "by --warnings-as-errors, nor for input errors)"),
+    cl::cat(XferCategory));
+cl::opt<std::string> LineFilterOption(
+    "line-filter",
+    cl::desc("Report only findings on these lines, in clang-tidy's syntax: "
+             "[{\"name\":\"file.cpp\",\"lines\":[[1,3],[5,7]]},"
+             "{\"name\":\"file.h\"}]"),
+    cl::value_desc("json"), cl::cat(XferCategory));
+cl::opt<std::string> DiffRevision(
+    "diff",
+    cl::desc("Report only findings on the lines changed since <revision> "
+             "(git diff -U0 <revision>); without sources, analyse the changed "
+             "files of the compilation database and changed sources"),
+    cl::value_desc("revision"), cl::cat(XferCategory));
+cl::opt<std::string> BaselineFile(
+    "baseline",
+    cl::desc("Do not report the findings recorded in <file> by "
+             "--write-baseline: report only new ones"),
+    cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> WriteBaselineFile(
+    "write-baseline",
+    cl::desc("Record the run's findings in <file> as accepted (exit 0 "
+             "unless input errors)"),
+    cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<bool> Fix("fix", cl::desc("Apply the suggested fixes in place"),
                   cl::cat(XferCategory));
-cl::opt<unsigned> Jobs("j", cl::desc("Translation units analysed in parallel"),
-                       cl::init(1), cl::cat(XferCategory));
+cl::opt<unsigned> Jobs(
+    "j",
+    cl::desc("Translation units analysed in parallel (default: the number of "
+             "hardware threads)"),
+    cl::init(0), cl::cat(XferCategory));
 cl::list<std::string> ExtraArgs("extra-arg",
                                 cl::desc("Append an argument to each command"),
                                 cl::cat(XferCategory));
@@ -97,7 +153,8 @@ cl::opt<bool> NoIndex(
 cl::opt<std::string> CostModelFile(
     "cost-model",
     cl::desc("Cost model (from xfer-bench --output) whose measurements the "
-             "warnings cite; default: the measured model built in"),
+             "warnings cite, or the name of one shipped with xfer-tidy "
+             "(nvidia-h200); default: the measured model built in"),
     cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
@@ -115,11 +172,85 @@ cl::opt<std::string> ExcludeHeaderFilter(
     cl::desc("Regular expression of headers whose findings are not shown, "
              "even when --header-filter matches them"),
     cl::value_desc("regex"), cl::cat(XferCategory));
+cl::opt<bool> InstallGitHook(
+    "install-git-hook",
+    cl::desc("Install a git pre-commit hook running this xfer-tidy on the "
+             "staged files into the repository of the current directory, "
+             "and exit"),
+    cl::cat(XferCategory));
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List the enabled checks and exit"),
                          cl::cat(XferCategory));
-cl::opt<bool> Quiet("quiet", cl::desc("Do not print the summary line"),
-                    cl::cat(XferCategory));
+cl::opt<bool> Quiet(
+    "quiet",
+    cl::desc("Print nothing on stderr but errors and warnings: no progress "
+             "lines, notes or summary"),
+    cl::cat(XferCategory));
+// Defining -h replaces LLVM's default alias of --help, which prints the help
+// as soon as it is seen. A one-letter option groups with the letters after
+// it, so LLVM took any unknown option beginning with -h (--header-x) for -h,
+// printed the help and exited 0; this -h is only acted on once the whole
+// command line has parsed.
+cl::opt<bool> ShortHelp("h", cl::desc("Alias for --help"), cl::ValueDisallowed,
+                        cl::cat(XferCategory));
+
+enum class ColorChoice { Auto, Always, Never };
+bool StderrColor = false;
+
+/// Whether a stream gets colours: --color=always/never, else a terminal
+/// unless NO_COLOR is set to something (https://no-color.org).
+bool useColor(ColorChoice Mode, bool IsTerminal) {
+  if (Mode != ColorChoice::Auto)
+    return Mode == ColorChoice::Always;
+  if (std::optional<std::string> NoColor = sys::Process::GetEnv("NO_COLOR"))
+    if (!NoColor->empty())
+      return false;
+  return IsTerminal;
+}
+
+/// "[3/12] analysing train.cpp" on stderr as each translation unit starts,
+/// one whole line at a time whichever thread starts it.
+class ProgressLines {
+public:
+  ProgressLines(bool Enabled, size_t Total) : Enabled(Enabled), Total(Total) {}
+
+  /// An arguments adjuster that reports each file as clang-tidy's tool
+  /// prepares its command, then passes the command on unchanged.
+  tooling::ArgumentsAdjuster stage(std::string Stage) {
+    if (!Enabled)
+      return nullptr;
+    return [this, Stage](const tooling::CommandLineArguments &Args,
+                         StringRef File) {
+      std::lock_guard<std::mutex> Guard(Lock);
+      if (Started[Stage].insert(File).second) {
+        std::string Line = formatv("[{0}/{1}] {2} {3}\n",
+                                   Started[Stage].size(), Total, Stage, File);
+        errs() << Line;
+      }
+      return Args;
+    };
+  }
+
+private:
+  bool Enabled;
+  size_t Total;
+  std::mutex Lock;
+  StringMap<StringSet<>> Started;
+};
+
+tooling::ArgumentsAdjuster combine(tooling::ArgumentsAdjuster First,
+                                   tooling::ArgumentsAdjuster Second) {
+  if (!First)
+    return Second;
+  if (!Second)
+    return First;
+  return tooling::combineAdjusters(std::move(First), std::move(Second));
+}
+
+int warning(const Twine &Message) {
+  WithColor::warning(errs(), "xfer-tidy") << Message << '\n';
+  return 0;
+}
 
 void printVersion(raw_ostream &OS) {
   OS << "xfer-tidy " << XFER_VERSION << " (LLVM " << LLVM_VERSION_STRING
@@ -129,6 +260,165 @@ void printVersion(raw_ostream &OS) {
 int inputError(const Twine &Message) {
   WithColor::error(errs(), "xfer-tidy") << Message << '\n';
   return InputError;
+}
+
+/// Prints the configuration's warnings; returns false (after printing its
+/// errors) if the run would be meaningless: an option value a check cannot
+/// use, or no check enabled.
+bool checkConfiguration(tidy::ClangTidyOptionsProvider &Provider,
+                        ArrayRef<std::string> Files,
+                        std::vector<std::string> *Warnings = nullptr) {
+  xfer::ConfigurationReport Report =
+      xfer::verifyConfiguration(Provider, Files);
+  for (const std::string &Message : Report.Warnings)
+    warning(Message);
+  if (Warnings)
+    *Warnings = Report.Warnings;
+  for (const std::string &Message : Report.Errors)
+    inputError("configuration: " + Message);
+  if (!Report.AnyCheckEnabled)
+    inputError("no checks enabled (xfer-tidy --list-checks shows which "
+               "checks a configuration enables)");
+  return Report.Errors.empty() && Report.AnyCheckEnabled;
+}
+
+/// The text of scripts/pre-commit.
+constexpr StringRef PreCommitHook =
+#include "PreCommitHook.inc"
+    ;
+
+/// Runs git with \p Args in the current directory; its standard output.
+Expected<std::string> runGit(ArrayRef<StringRef> Args) {
+  ErrorOr<std::string> Git = sys::findProgramByName("git");
+  if (!Git)
+    return createStringError(Git.getError(), "git not found");
+  SmallString<128> OutPath;
+  if (std::error_code EC =
+          sys::fs::createTemporaryFile("xfer-tidy-git", "txt", OutPath))
+    return createStringError(EC, "cannot create a temporary file");
+  auto Remove = make_scope_exit([&] { sys::fs::remove(OutPath); });
+  std::vector<StringRef> Argv{*Git};
+  Argv.insert(Argv.end(), Args.begin(), Args.end());
+  std::optional<StringRef> Redirects[] = {std::nullopt, OutPath.str(),
+                                          std::nullopt};
+  std::string Message;
+  int Status = sys::ExecuteAndWait(*Git, Argv, std::nullopt, Redirects, 0, 0,
+                                   &Message);
+  if (Status != 0) {
+    std::string Command = "git";
+    for (StringRef Arg : Args)
+      Command += " " + Arg.str();
+    return createStringError(std::errc::invalid_argument, "'%s' failed%s%s",
+                             Command.c_str(), Message.empty() ? "" : ": ",
+                             Message.c_str());
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Out = MemoryBuffer::getFile(OutPath);
+  if (!Out)
+    return createStringError(Out.getError(), "cannot read git's output");
+  return (*Out)->getBuffer().str();
+}
+
+/// Writes scripts/pre-commit, set to run this executable, as the
+/// pre-commit hook of the repository of the current directory.
+int installGitHook(const char *Argv0) {
+  Expected<std::string> Hooks = runGit({"rev-parse", "--git-path", "hooks"});
+  if (!Hooks)
+    return inputError("cannot install the hook: " +
+                      toString(Hooks.takeError()));
+  SmallString<256> HookPath(StringRef(*Hooks).rtrim("\r\n"));
+  sys::fs::make_absolute(HookPath);
+  if (std::error_code EC = sys::fs::create_directories(HookPath))
+    return inputError(HookPath + ": " + EC.message());
+  sys::path::append(HookPath, "pre-commit");
+
+  std::string Self = sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&installGitHook));
+  std::string Escaped;
+  for (char C : Self) {
+    if (StringRef("\"$`\\").contains(C))
+      Escaped += '\\';
+    Escaped += C;
+  }
+  std::string Text = PreCommitHook.str();
+  StringRef Default = ": \"${XFER_TIDY:=xfer-tidy}\"";
+  size_t At = Text.find(Default.str());
+  if (At != std::string::npos)
+    Text.replace(At, Default.size(), ": \"${XFER_TIDY:=" + Escaped + "}\"");
+
+  if (sys::fs::exists(HookPath)) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Existing =
+        MemoryBuffer::getFile(HookPath);
+    // Ours (from this or another xfer-tidy) is replaced; another is not.
+    if (!Existing || !(*Existing)->getBuffer().contains(
+                         "runs xfer-tidy on the staged C, C++ and CUDA"))
+      return inputError(HookPath + ": a pre-commit hook exists already; "
+                                   "not replacing it (call xfer-tidy from "
+                                   "it, or remove it first)");
+  }
+  if (Error Err = writeToOutput(HookPath, [&](raw_ostream &OS) {
+        OS << Text;
+        return Error::success();
+      }))
+    return inputError("cannot write " + HookPath + ": " +
+                      toString(std::move(Err)));
+  if (std::error_code EC = sys::fs::setPermissions(
+          HookPath, sys::fs::all_read | sys::fs::all_exe |
+                        sys::fs::owner_write))
+    return inputError(HookPath + ": " + EC.message());
+  outs() << "installed " << HookPath << " (runs " << Self << ")\n";
+  return NoFindings;
+}
+
+/// The compile_commands.json nearest above \p Start (a file or directory):
+/// in a directory or in the build/ directory within it; empty if none.
+std::string findCompilationDatabase(StringRef Start) {
+  SmallString<256> Directory(Start);
+  sys::fs::make_absolute(Directory);
+  sys::path::remove_dots(Directory, /*remove_dot_dot=*/true);
+  if (!sys::fs::is_directory(Directory))
+    sys::path::remove_filename(Directory);
+  for (StringRef Dir = Directory; !Dir.empty();
+       Dir = sys::path::parent_path(Dir))
+    for (StringRef Sub : {"", "build"}) {
+      SmallString<256> Candidate(Dir);
+      sys::path::append(Candidate, Sub, "compile_commands.json");
+      if (sys::fs::exists(Candidate))
+        return Candidate.str().str();
+    }
+  return "";
+}
+
+/// The files --diff changed that a run analyses: those the compilation
+/// database lists, and changed sources (not headers) it does not.
+std::vector<std::string> changedFiles(const xfer::LineFilter &Changed,
+                                      const tooling::CompilationDatabase &DB) {
+  StringSet<> Listed;
+  for (const std::string &File : DB.getAllFiles()) {
+    SmallString<256> Real;
+    if (!sys::fs::real_path(File, Real))
+      Listed.insert(Real);
+  }
+  std::vector<std::string> Files;
+  for (const auto &Entry : Changed) {
+    StringRef Extension = sys::path::extension(Entry.Name);
+    bool IsSource = is_contained(
+        ArrayRef<StringRef>{".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".cu"},
+        Extension);
+    SmallString<256> Real;
+    if (sys::fs::real_path(Entry.Name, Real))
+      continue; // deleted since, or not a file
+    if (Listed.contains(Real) || IsSource)
+      Files.push_back(Entry.Name);
+  }
+  return Files;
+}
+
+/// The file whose configuration --list-checks shows, as clang-tidy: the
+/// first source, or a file in the current directory.
+std::string configurationProbe() {
+  SmallString<256> Path(Sources.empty() ? "dummy.cpp" : Sources.front());
+  sys::fs::make_absolute(Path);
+  return Path.str().str();
 }
 
 /// Writes through \p Write to \p Path atomically, or to stdout.
@@ -178,6 +468,18 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
 
 int main(int argc, const char **argv) {
   InitLLVM Init(argc, argv);
+  // --color=auto|always|never replaces LLVM's boolean --color.
+  initWithColorOptions();
+  if (cl::Option *LlvmColor = cl::getRegisteredOptions().lookup("color"))
+    LlvmColor->removeArgument();
+  static cl::opt<ColorChoice> Color(
+      "color", cl::desc("Colours in the text report and messages"),
+      cl::init(ColorChoice::Auto),
+      cl::values(clEnumValN(ColorChoice::Auto, "auto",
+                            "on a terminal, unless NO_COLOR is set (default)"),
+                 clEnumValN(ColorChoice::Always, "always", "always"),
+                 clEnumValN(ColorChoice::Never, "never", "never")),
+      cl::cat(XferCategory));
   cl::HideUnrelatedOptions(XferCategory);
   cl::SetVersionPrinter(printVersion);
 
@@ -196,6 +498,19 @@ int main(int argc, const char **argv) {
           &errs()))
     return InputError;
 
+  if (ShortHelp) {
+    cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
+    return NoFindings;
+  }
+
+  StderrColor = useColor(Color, errs().is_displayed());
+  errs().enable_colors(StderrColor);
+  WithColor::setAutoDetectFunction(
+      [](const raw_ostream &) { return StderrColor; });
+
+  if (InstallGitHook)
+    return installGitHook(argv[0]);
+
   if (!Config.empty()) {
     ErrorOr<tidy::ClangTidyOptions> Parsed =
         tidy::parseConfiguration(MemoryBufferRef(Config, "--config"));
@@ -203,6 +518,16 @@ int main(int argc, const char **argv) {
       return inputError("invalid --config: " + Parsed.getError().message());
   }
 
+  // A name rather than a file: a model shipped with xfer-tidy.
+  if (!CostModelFile.empty() && !sys::fs::exists(CostModelFile) &&
+      !CostModelFile.getValue().empty() &&
+      CostModelFile.find_first_of("/\\") == std::string::npos &&
+      !StringRef(CostModelFile).ends_with(".json")) {
+    SmallString<256> Shipped(xfer::costModelDirectory());
+    sys::path::append(Shipped, CostModelFile + ".json");
+    if (sys::fs::exists(Shipped))
+      CostModelFile = Shipped.str().str();
+  }
   if (!CostModelFile.empty()) {
     llvm::Expected<clang::tidy::xfer::CostModel> Model =
         clang::tidy::xfer::CostModel::loadFile(CostModelFile);
@@ -214,43 +539,62 @@ int main(int argc, const char **argv) {
   if (!CostModelFile.empty())
     Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   Options.Checks = Checks;
+  Options.WarningsAsErrors = WarningsAsErrors;
   Options.Config = Config;
   Options.ExtraArgs = ExtraArgs;
   Options.ExtraArgsBefore = ExtraArgsBefore;
   Options.ResourceDir = ResourceDir;
-  Options.Jobs = std::max(1u, Jobs.getValue());
+  Options.Jobs = Jobs ? Jobs.getValue()
+                      : llvm::hardware_concurrency().compute_thread_count();
 
   if (ListChecks) {
-    tidy::ClangTidyOptions Effective = xfer::defaultXferOptions();
-    if (!Checks.empty())
-      Effective.Checks = *Effective.Checks + "," + Checks;
-    for (const std::string &Name : tidy::getCheckNames(Effective, false))
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    std::string Probe = configurationProbe();
+    if (!checkConfiguration(*Provider, {Probe}))
+      return InputError;
+    for (const std::string &Name :
+         tidy::getCheckNames(Provider->getOptions(Probe), false))
       outs() << Name << '\n';
     return NoFindings;
   }
 
-  // The compilation database: -p, "--", or a compile_commands.json found
-  // above the first source.
+  // The compilation database: -p, "--", or the compile_commands.json
+  // nearest above the first source (or in a build/ directory beside it).
   std::unique_ptr<tooling::CompilationDatabase> Database;
+  std::string DatabaseFile;
   if (!BuildPath.empty()) {
-    SmallString<256> DatabaseFile(BuildPath);
-    if (!sys::fs::is_directory(BuildPath) &&
-        sys::path::filename(BuildPath) == "compile_commands.json")
-      DatabaseFile = BuildPath;
-    else
-      sys::path::append(DatabaseFile, "compile_commands.json");
+    SmallString<256> Path(BuildPath);
+    if (sys::fs::is_directory(BuildPath) ||
+        sys::path::filename(BuildPath) != "compile_commands.json")
+      sys::path::append(Path, "compile_commands.json");
+    DatabaseFile = Path.str().str();
     if (!sys::fs::exists(DatabaseFile))
       return inputError(DatabaseFile + ": no compilation database");
+  } else if (!FixedDatabase && !Sources.empty()) {
+    DatabaseFile = findCompilationDatabase(Sources.front());
+  } else if (!FixedDatabase && !DiffRevision.empty()) {
+    DatabaseFile = findCompilationDatabase(".");
+    if (DatabaseFile.empty())
+      return inputError("--diff: no compile_commands.json above the current "
+                        "directory (name one with -p)");
+  }
+  if (!DatabaseFile.empty()) {
     std::string Error;
     Database = tooling::JSONCompilationDatabase::loadFromFile(
         DatabaseFile, Error, tooling::JSONCommandLineSyntax::AutoDetect);
     if (!Database)
       return inputError(DatabaseFile + ": malformed compilation database: " +
                         Error);
+    if (Database->getAllFiles().empty())
+      return inputError(DatabaseFile + ": the compilation database is empty");
+    // Files it does not list (headers, new files) borrow the command of
+    // their closest neighbour, as in clangd.
     Database = tooling::inferMissingCompileCommands(std::move(Database));
   } else if (FixedDatabase) {
     Database = std::move(FixedDatabase);
   } else if (!Sources.empty()) {
+    // compile_flags.txt, else no flags at all.
     std::string Error;
     Database = tooling::CompilationDatabase::autoDetectFromSource(
         Sources.front(), Error);
@@ -262,7 +606,44 @@ int main(int argc, const char **argv) {
     return inputError("no input: name source files, or a build directory "
                       "with -p (see --help)");
 
+  // Which lines to report: --line-filter, or the lines --diff changed.
+  if (!LineFilterOption.empty() && !DiffRevision.empty())
+    return inputError("--line-filter and --diff cannot be combined");
+  xfer::LineFilter Filter;
+  if (!LineFilterOption.empty()) {
+    Expected<xfer::LineFilter> Parsed = xfer::parseLineFilter(LineFilterOption);
+    if (!Parsed)
+      return inputError("invalid --line-filter: " +
+                        toString(Parsed.takeError()));
+    Filter = std::move(*Parsed);
+  }
   std::vector<std::string> Files(Sources.begin(), Sources.end());
+  if (!DiffRevision.empty()) {
+    Expected<std::string> TopLevel = runGit({"rev-parse", "--show-toplevel"});
+    if (!TopLevel)
+      return inputError("--diff: " + toString(TopLevel.takeError()));
+    Expected<std::string> Diff =
+        runGit({"-c", "core.quotePath=false", "diff", "-U0", "--no-color",
+                "--no-ext-diff", DiffRevision, "--"});
+    if (!Diff)
+      return inputError("--diff=" + DiffRevision + ": " +
+                        toString(Diff.takeError()));
+    Filter = xfer::lineFilterFromDiff(*Diff, StringRef(*TopLevel).rtrim());
+    if (Files.empty())
+      Files = changedFiles(Filter, *Database);
+    if (Files.empty()) {
+      if (!Quiet)
+        errs() << "no changed source files since " << DiffRevision << '\n';
+      return NoFindings;
+    }
+  }
+  std::optional<xfer::Baseline> Accepted;
+  if (!BaselineFile.empty()) {
+    Expected<xfer::Baseline> Loaded = xfer::Baseline::load(BaselineFile);
+    if (!Loaded)
+      return inputError(toString(Loaded.takeError()));
+    Accepted = std::move(*Loaded);
+  }
   if (Files.empty())
     Files = Database->getAllFiles();
   if (Files.empty())
@@ -284,18 +665,46 @@ int main(int argc, const char **argv) {
                         **Pattern + "': " + Invalid);
   }
 
+  std::vector<std::string> AbsoluteFiles;
+  for (const std::string &File : Files) {
+    SmallString<256> Path(File);
+    sys::fs::make_absolute(Path);
+    AbsoluteFiles.push_back(Path.str().str());
+  }
+  // Say once per file when its command is borrowed from a neighbour.
+  if (!DatabaseFile.empty() && !Quiet)
+    for (size_t I = 0; I < Files.size(); ++I) {
+      const std::string &File = Files[I];
+      std::vector<tooling::CompileCommand> Commands =
+          Database->getCompileCommands(AbsoluteFiles[I]);
+      if (!Commands.empty() && !Commands.front().Heuristic.empty())
+        WithColor::note(errs(), "xfer-tidy")
+            << File << ": not in " << DatabaseFile << "; analysed with the "
+            << "command " << Commands.front().Heuristic << '\n';
+    }
+
+  std::vector<std::string> ConfigurationWarnings;
+  {
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    if (!checkConfiguration(*Provider, AbsoluteFiles, &ConfigurationWarnings))
+      return InputError;
+  }
+
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
   xfer::CudaAnalysisSetup Cuda{
       xfer::detectCudaPath(CudaPath, XFER_DEFAULT_CUDA_PATH)};
   auto CudaErrors = std::make_shared<xfer::CudaCommandErrors>();
-  Options.CommandAdjuster =
+  tooling::ArgumentsAdjuster CudaAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
   Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
+  ProgressLines Progress(!Quiet && Files.size() > 1, Files.size());
 
   // The translation units of one run are one program: a first pass
   // collects where each call's arguments live and which units use CUDA,
   // so that train.cpp sees the device main.cpp chose.
   if (!NoIndex && (Files.size() > 1 || !IndexFile.empty())) {
+    Options.CommandAdjuster = combine(Progress.stage("indexing"), CudaAdjuster);
     std::string Index = IndexFile;
     if (Error Failed = xfer::writeProjectIndex(*Database, Files, Options,
                                                Index))
@@ -309,24 +718,93 @@ int main(int argc, const char **argv) {
           sys::fs::remove(Value);
   });
 
+  Options.CommandAdjuster = combine(Progress.stage("analysing"), CudaAdjuster);
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
 
+  // Configuration diagnostics (a cost model the checks cannot read) are
+  // errors of the run, not findings.
+  std::vector<std::string> ConfigurationErrors;
+  {
+    StringSet<> Seen;
+    llvm::erase_if(Result.Diagnostics, [&](const tidy::ClangTidyError &E) {
+      if (E.DiagnosticName != "clang-tidy-config")
+        return false;
+      if (Seen.insert(E.Message.Message).second)
+        ConfigurationErrors.push_back(E.Message.Message);
+      return true;
+    });
+  }
+
+  // Only the lines asked for, then only findings not in the baseline;
+  // compiler diagnostics always pass.
   xfer::PositionResolver Resolver;
+  std::vector<xfer::Finding> Current; // what --write-baseline records
+  unsigned Baselined = 0;
+  {
+    std::vector<tidy::ClangTidyError> Reported;
+    for (tidy::ClangTidyError &E : Result.Diagnostics) {
+      xfer::Finding F = xfer::toFindings({E}, Resolver).front();
+      if (!xfer::passesLineFilter(F, Filter))
+        continue;
+      if (Accepted && Accepted->consume(F, Resolver)) {
+        ++Baselined;
+        Current.push_back(std::move(F));
+        continue;
+      }
+      Current.push_back(std::move(F));
+      Reported.push_back(std::move(E));
+    }
+    Result.Diagnostics = std::move(Reported);
+  }
   std::vector<xfer::Finding> Findings =
       xfer::toFindings(Result.Diagnostics, Resolver);
+  if (!WriteBaselineFile.empty())
+    if (Error Err = xfer::Baseline::write(WriteBaselineFile, Current, Resolver))
+      return inputError("cannot write " + WriteBaselineFile + ": " +
+                        toString(std::move(Err)));
+
+  // What makes the run fail (exit 2), printed after the report.
+  std::vector<std::string> RunErrors;
+  for (const std::string &Message : ConfigurationErrors)
+    RunErrors.push_back("configuration: " + Message);
+  for (std::string &Message : CudaErrors->takeMessages())
+    RunErrors.push_back(std::move(Message));
+  {
+    StringSet<> Reported;
+    for (const std::string &File : Result.FilesWithErrors)
+      if (Reported.insert(File).second)
+        RunErrors.push_back(File +
+                            ": compiler errors; findings may be incomplete");
+  }
 
   Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
     switch (Format) {
-    case xfer::OutputFormat::Text:
-      xfer::writeText(OS, Findings, Resolver,
-                      OutputFile.empty() && sys::Process::StandardOutIsDisplayed());
+    case xfer::OutputFormat::Text: {
+      bool Colors = useColor(Color, OutputFile.empty() && OS.is_displayed());
+      OS.enable_colors(Colors);
+      xfer::writeText(OS, Findings, Resolver, Colors);
       break;
+    }
     case xfer::OutputFormat::Json:
-      OS << formatv("{0:2}", xfer::toJson(Findings)) << '\n';
+      xfer::writeJson(OS, xfer::toJson(Findings));
+      OS << '\n';
       break;
-    case xfer::OutputFormat::Sarif:
-      OS << formatv("{0:2}", xfer::toSarif(Findings)) << '\n';
+    case xfer::OutputFormat::Sarif: {
+      xfer::SarifOptions Sarif;
+      Sarif.Root = SarifRoot.empty() ? std::string(".") : SarifRoot.getValue();
+      Sarif.EnabledChecks = Result.EnabledChecks;
+      Sarif.ConfigurationWarnings = ConfigurationWarnings;
+      Sarif.ExecutionErrors = RunErrors;
+      xfer::writeJson(OS, xfer::toSarif(Findings, Resolver, Sarif));
+      OS << '\n';
       break;
+    }
+    case xfer::OutputFormat::Github: {
+      SmallString<256> Cwd;
+      sys::fs::current_path(Cwd);
+      xfer::writeGithub(OS, Findings, Cwd);
+      break;
+    }
     }
   });
   if (WriteError)
@@ -346,29 +824,32 @@ int main(int argc, const char **argv) {
     if (Error Err = applyFixes(Result.Diagnostics, Applied))
       return inputError("cannot apply fixes: " + toString(std::move(Err)));
 
-  unsigned Warnings = 0;
+  unsigned Warnings = 0, AsErrors = 0;
   for (const xfer::Finding &F : Findings)
-    if (!F.isCompilerDiagnostic())
+    if (!F.isCompilerDiagnostic()) {
       ++Warnings;
-
-  bool HadErrors = false;
-  for (const std::string &Message : CudaErrors->takeMessages()) {
-    WithColor::error(errs(), "xfer-tidy") << Message << '\n';
-    HadErrors = true;
-  }
-  StringSet<> Reported;
-  for (const std::string &File : Result.FilesWithErrors)
-    if (Reported.insert(File).second) {
-      WithColor::error(errs(), "xfer-tidy")
-          << File << ": compiler errors; findings may be incomplete\n";
-      HadErrors = true;
+      AsErrors += F.WarningAsError;
     }
+
+  for (const std::string &Message : RunErrors)
+    inputError(Message);
+  bool HadErrors = !RunErrors.empty();
   if (!Quiet)
     errs() << Warnings << (Warnings == 1 ? " finding" : " findings") << " in "
            << Files.size() << (Files.size() == 1 ? " file" : " files")
+           << (AsErrors ? formatv(", {0} as errors", AsErrors).str() : "")
+           << (Accepted ? formatv(", {0} more in the baseline", Baselined).str()
+                        : "")
+           << (WriteBaselineFile.empty()
+                   ? ""
+                   : ", recorded in " + WriteBaselineFile.getValue())
            << (Fix ? formatv(", {0} fixes applied", Applied).str() : "")
            << '\n';
   if (HadErrors)
     return InputError;
-  return Warnings ? FoundFindings : NoFindings;
+  if (!WriteBaselineFile.empty())
+    return NoFindings;
+  if (AsErrors)
+    return FoundFindings;
+  return Warnings && !ExitZero ? FoundFindings : NoFindings;
 }

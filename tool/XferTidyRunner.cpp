@@ -1,6 +1,8 @@
 //===--- XferTidyRunner.cpp - runs the checks through clang-tidy's engine -===//
 
 #include "XferTidyRunner.h"
+#include "CheckConfiguration.h"
+#include "CudaCompilation.h"
 #include "analysis/ProjectFacts.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -143,7 +145,7 @@ tooling::ArgumentsAdjuster resourceDirAdjuster(std::string ResourceDir) {
       if (StringRef(Arg).starts_with("-resource-dir"))
         return Args;
     tooling::CommandLineArguments Adjusted = Args;
-    Adjusted.push_back("-resource-dir=" + ResourceDir);
+    appendCompilerArguments(Adjusted, {"-resource-dir=" + ResourceDir});
     return Adjusted;
   };
 }
@@ -158,6 +160,8 @@ makeOptionsProvider(const RunOptions &Options,
   Override.HeaderFilterRegex = Options.HeaderFilter;
   Override.ExcludeHeaderFilterRegex = Options.ExcludeHeaderFilter;
   ClangTidyOptions Defaults = defaultXferOptions(Options.DefaultHeaderFilter);
+  if (!Options.WarningsAsErrors.empty())
+    Override.WarningsAsErrors = Options.WarningsAsErrors;
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
   if (!Options.Config.empty()) {
@@ -187,7 +191,8 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
       Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBufferCopy(Contents));
     FS->pushOverlay(Memory);
   }
-  ClangTidyContext Context(makeOptionsProvider(Options, FS));
+  ClangTidyContext Context(
+      withExplicitXferChecks(makeOptionsProvider(Options, FS)));
   tooling::ClangTool Tool(Database, Files,
                           std::make_shared<PCHContainerOperations>(), FS);
 
@@ -204,8 +209,7 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
                           FileOptions.ExtraArgsBefore->end());
         }
         if (FileOptions.ExtraArgs)
-          Adjusted.insert(Adjusted.end(), FileOptions.ExtraArgs->begin(),
-                          FileOptions.ExtraArgs->end());
+          appendCompilerArguments(Adjusted, *FileOptions.ExtraArgs);
         return Adjusted;
       });
   if (Options.CommandAdjuster)
@@ -289,23 +293,31 @@ std::string projectHeaderFilter(const std::vector<std::string> &Files) {
   return "^" + llvm::Regex::escape(Root) + "/";
 }
 
+std::unique_ptr<ClangTidyOptionsProvider>
+createOptionsProvider(const RunOptions &Options) {
+  return withExplicitXferChecks(
+      makeOptionsProvider(Options, llvm::vfs::getRealFileSystem()));
+}
+
 RunResult runChecks(const tooling::CompilationDatabase &Database,
                     const std::vector<std::string> &Files,
                     const RunOptions &Options) {
+  // One file per clang-tidy tool: a tool given several files prints its own
+  // "[i/n] Processing file" lines on stderr, unsynchronised between threads
+  // and regardless of --quiet (xfer-tidy reports progress itself).
   unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
-  if (Jobs <= 1)
-    return runBatch(Database, Files, Options);
-
-  std::vector<std::vector<std::string>> Batches(Jobs);
-  for (size_t I = 0; I < Files.size(); ++I)
-    Batches[I % Jobs].push_back(Files[I]);
-  std::vector<RunResult> Partial(Jobs);
-  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
-  for (unsigned I = 0; I < Jobs; ++I)
-    Pool.async([&, I] {
-      Partial[I] = runBatch(Database, Batches[I], Options);
-    });
-  Pool.wait();
+  std::vector<RunResult> Partial(Files.size());
+  if (Jobs <= 1) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Partial[I] = runBatch(Database, {Files[I]}, Options);
+  } else {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    for (size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] {
+        Partial[I] = runBatch(Database, {Files[I]}, Options);
+      });
+    Pool.wait();
+  }
 
   // A finding in a header that several batches include is reported once.
   RunResult Merged;

@@ -25,6 +25,9 @@ struct RunOptions {
   /// Check globs given on the command line; empty keeps the configuration's
   /// (.clang-tidy files, then the default "-*,xfer-*").
   std::string Checks;
+  /// Globs of the checks whose findings are errors, appended to the
+  /// configuration's WarningsAsErrors (clang-tidy's --warnings-as-errors).
+  std::string WarningsAsErrors;
   /// A YAML/JSON configuration that replaces .clang-tidy lookup, as
   /// clang-tidy's --config.
   std::string Config;
@@ -76,6 +79,13 @@ defaultXferOptions(llvm::StringRef HeaderFilter = "");
 /// to: everything under the root of their git work tree, or, outside one,
 /// under the deepest directory that holds all of them.
 std::string projectHeaderFilter(const std::vector<std::string> &Files);
+
+/// The configuration a run reads: .clang-tidy files (or --config) over the
+/// defaults, then --checks and the global check options; configuration
+/// files and --config turn xfer checks on or off only through globs that
+/// name them (see CheckConfiguration.h).
+std::unique_ptr<clang::tidy::ClangTidyOptionsProvider>
+createOptionsProvider(const RunOptions &Options);
 
 /// Runs the enabled xfer-* checks over \p Files with the commands in
 /// \p Database.
