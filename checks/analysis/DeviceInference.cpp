@@ -469,7 +469,13 @@ DeviceInference::evaluateDevice(const Expr *Original) {
     const CXXRecordDecl *RD =
         Value ? Value->getType().getNonReferenceType()->getAsCXXRecordDecl()
               : nullptr;
-    if (RD && isNamed(RD, "Device"))
+    // x.device() means "where x is": unknown where x is unknown.
+    const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Value);
+    bool OfTensor = Member && Member->getMethodDecl() &&
+                    Member->getMethodDecl()->getIdentifier() &&
+                    Member->getMethodDecl()->getName() == "device" &&
+                    isTensorType(Member->getImplicitObjectArgument()->getType());
+    if (RD && isNamed(RD, "Device") && !OfTensor)
       return fact(Placement::MaybeCuda, Original, "a device chosen at run time");
   }
   return Result;

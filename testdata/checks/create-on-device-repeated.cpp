@@ -52,3 +52,11 @@ void throughDtype(torch::Device D, int Steps) {
     (void)Flags;
   }
 }
+
+// x.device() means "where x is": a data transform whose input's placement
+// is unknown (images on the host, in practice) moves nothing anywhere known.
+struct NoiseImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &Image) {
+    return Image + torch::rand({4}).to(Image.device());
+  }
+};
