@@ -322,9 +322,22 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
   // A finding in a header that several batches include is reported once.
   RunResult Merged;
   std::set<std::tuple<std::string, std::string, unsigned, std::string>> Seen;
+  // The same header is often spelled differently by different units
+  // (src/a/../utils.h, src/b/../utils.h): compare real paths.
+  llvm::StringMap<std::string> RealPaths;
+  auto Identity = [&](const ClangTidyError &Error) -> const std::string & {
+    llvm::StringRef File = Error.Message.FilePath;
+    auto [It, Inserted] = RealPaths.try_emplace(File);
+    if (Inserted) {
+      llvm::SmallString<256> Real;
+      It->second = llvm::sys::fs::real_path(File, Real) ? File.str()
+                                                         : Real.str().str();
+    }
+    return It->second;
+  };
   for (RunResult &Part : Partial) {
     for (ClangTidyError &Error : Part.Diagnostics)
-      if (Seen.emplace(Error.DiagnosticName, Error.Message.FilePath,
+      if (Seen.emplace(Error.DiagnosticName, Identity(Error),
                        Error.Message.FileOffset, Error.Message.Message)
               .second)
         Merged.Diagnostics.push_back(std::move(Error));

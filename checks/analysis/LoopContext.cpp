@@ -280,9 +280,28 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
 /// LibTorch or a CUDA library, or a call into user code. A loop of host
 /// arithmetic, conversions and standard library calls (converting read-back
 /// values, printing) is not the batch loop of an epoch.
+/// True for LibTorch calls that read a tensor's metadata on the host
+/// (sizes, dtype, device) and queue nothing.
+bool isTensorMetadataCall(const FunctionDecl *Callee) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  if (!Method || !Method->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(Method->getName())
+      .Cases("size", "sizes", "dim", "numel", "stride", "strides", true)
+      .Cases("device", "dtype", "scalar_type", "options", "is_cuda", true)
+      .Cases("defined", "ndimension", "is_contiguous", "requires_grad", true)
+      .Default(false);
+}
+
+bool functionQueuesDeviceWork(const FunctionDecl *Function,
+                              const SourceManager &SM,
+                              llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+                              unsigned Depth);
+
 bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
   struct Finder : RecursiveASTVisitor<Finder> {
     const SourceManager &SM;
+    llvm::DenseMap<const FunctionDecl *, bool> Memo;
     bool Found = false;
     explicit Finder(const SourceManager &SM) : SM(SM) {}
     bool VisitCallExpr(CallExpr *Call) {
@@ -304,11 +323,13 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
         }
       if (isa<CUDAKernelCallExpr>(Call) || !Callee) {
         Found = true;
-      } else if (isa<CXXConversionDecl>(Callee)) {
+      } else if (isa<CXXConversionDecl>(Callee) ||
+                 isTensorMetadataCall(Callee)) {
         return true;
       } else if (!SM.isInSystemHeader(
                      SM.getExpansionLoc(Callee->getLocation()))) {
-        Found = true;
+        // User code: what its body does, where it is visible.
+        Found = functionQueuesDeviceWork(Callee, SM, Memo, 0);
       } else {
         for (const DeclContext *DC = Callee->getDeclContext(); DC && !Found;
              DC = DC->getParent())
@@ -332,7 +353,7 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
 /// (allocation, copies, streams, events, device selection) is not.
 bool launchesDeviceWork(const FunctionDecl *Callee) {
   if (isInTorchNamespace(Callee))
-    return true;
+    return !isTensorMetadataCall(Callee);
   const IdentifierInfo *Id = Callee->getIdentifier();
   if (!Id)
     return false;
@@ -631,7 +652,8 @@ bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
 }
 
 /// True if \p Loop is an evaluation pass: it takes no training step, and
-/// the loop that encloses it takes one elsewhere in its body.
+/// the loop that encloses it (or, outside loops, its function) takes one
+/// elsewhere in its body.
 bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   const Stmt *Outer = nullptr;
@@ -639,6 +661,11 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
        P = parentStmt(P, Ctx))
     if (isLoopStmt(P))
       Outer = P;
+  // Outside any loop: a final test pass after the training loop of the same
+  // function runs once.
+  if (!Outer)
+    if (const FunctionDecl *Function = enclosingFunction(Loop, Ctx))
+      Outer = Function->getBody();
   if (!Outer)
     return false;
   llvm::DenseSet<const FunctionDecl *> Visited;

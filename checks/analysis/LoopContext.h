@@ -79,7 +79,8 @@ enum class LoopRole {
 /// teardown; a timer read within three statements before and after it makes
 /// it a timing harness. A loop that takes no training step (backward(), an
 /// optimizer's step()) while a loop or call beside it in the same enclosing
-/// loop does is an evaluation pass.
+/// loop (or, for a loop outside loops, in the same function) does is an
+/// evaluation pass.
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
 
 /// True if \p S sits next to a clock reading (the statement before or after

@@ -18,3 +18,21 @@ void trainStep(
     // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
   }
 }
+
+// An inner loop bounded by a tensor's size that fills a host vector (a
+// column of begin-of-sequence tokens) reads metadata, queues nothing.
+struct Vocabulary {
+  long operator[](const char *Token) const { return Token[0]; }
+};
+
+void decodeStep(std::vector<torch::Tensor> &Batches, const Vocabulary &Vocab) {
+  for (auto &Y : Batches) {
+    std::vector<long> Column;
+    for (int I = 0; I < Y.size(0); ++I)
+      Column.push_back(Vocab["<bos>"]);
+    auto Loss = Y.to(torch::kCUDA).mean();
+    (void)Loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 29: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+  }
+}
