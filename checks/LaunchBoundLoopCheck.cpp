@@ -176,16 +176,11 @@ void LaunchBoundLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (V.Kind == Verdict::Quiet ||
       (V.Kind == Verdict::Blocked && !ReportBlockedLoops))
     return;
-  // An enclosing loop whose capturable iteration unrolls this one is the
-  // one to capture.
-  for (const EnclosingLoop &Outer : Capture->frequency(Loop).Loops) {
-    if (!isLoopStmt(Outer.Loop))
-      continue;
-    const Verdict &Enclosing = verdictFor(Outer.Loop, Ctx);
-    if (Enclosing.Kind == Verdict::Capturable &&
-        llvm::is_contained(Enclosing.Work.CountedInnerLoops, Loop))
+  // An inner loop that is launch-bound on its own is the one to capture,
+  // not the loop around it that would unroll it into one large graph.
+  for (const Stmt *Inner : V.Work.CountedInnerLoops)
+    if (verdictFor(Inner, Ctx).Kind == Verdict::Capturable)
       return;
-  }
   if (!Reported.insert(Loop->getBeginLoc()).second)
     return;
   report(Loop, V, Ctx);

@@ -164,8 +164,13 @@ std::optional<std::string> hostStateOptimizerStep(const CallExpr *Call) {
   if (!Member || !Callee || !Callee->getIdentifier() ||
       Callee->getName() != "step")
     return std::nullopt;
-  // The object's static type: SGD may inherit its step() from Optimizer.
-  const CXXRecordDecl *Class = Member->getRecordDecl();
+  // The object's own static type, not the class step() is declared in:
+  // SGD may inherit it from Optimizer.
+  QualType Object =
+      Member->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType();
+  if (Object->isPointerType())
+    Object = Object->getPointeeType();
+  const CXXRecordDecl *Class = Object->getAsCXXRecordDecl();
   if (!Class || !Class->getIdentifier() || !isInTorchNamespace(Class))
     return std::nullopt;
   const auto *Namespace = dyn_cast<NamespaceDecl>(Class->getDeclContext());
