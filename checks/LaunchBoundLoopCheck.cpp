@@ -71,7 +71,8 @@ LaunchBoundLoopCheck::LaunchBoundLoopCheck(llvm::StringRef Name,
       MinLaunchesPerIteration(Options.get("MinLaunchesPerIteration", 8U)),
       MinTripCount(Options.get("MinTripCount", 10U)),
       ReportBlockedLoops(Options.get("ReportBlockedLoops", false)),
-      RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
+      RequireCudaEvidence(
+          Options.getLocalOrGlobal("RequireCudaEvidence", true)),
       ProjectUsesCuda(Options.getLocalOrGlobal("ProjectUsesCuda", false)),
       ReportSetupAndTimingLoops(
           Options.getLocalOrGlobal("ReportSetupAndTimingLoops", false)),
@@ -167,8 +168,9 @@ void LaunchBoundLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
     // A capture must not be recommended past a sync on a tensor of unknown
     // placement: for capture blockers, unknown counts.
-    Summaries = std::make_unique<CallSummaries>(*Devices,
-                                                /*ReportUnknownPlacement=*/true);
+    Summaries =
+        std::make_unique<CallSummaries>(*Devices,
+                                        /*ReportUnknownPlacement=*/true);
     Capture = std::make_unique<GraphCaptureAnalysis>(*Devices, *Summaries);
   }
 

@@ -8,8 +8,8 @@
 #include "analysis/DeviceInference.h"
 #include "analysis/GraphCapture.h"
 #include "analysis/ProjectFacts.h"
-#include "cost/CostCitation.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "cost/CostCitation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>

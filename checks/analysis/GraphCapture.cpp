@@ -1,4 +1,4 @@
-//===--- GraphCapture.cpp - what one loop iteration would put in a CUDA graph =//
+//===--- GraphCapture.cpp - one loop iteration as a CUDA graph sees it ----===//
 
 #include "analysis/GraphCapture.h"
 #include "analysis/ApiCatalogue.h"
@@ -31,7 +31,7 @@ const VarDecl *rootVariable(const Expr *E) {
     else if (const auto *Bin = dyn_cast<BinaryOperator>(E);
              Bin && Bin->isAdditiveOp())
       E = Bin->getLHS()->getType()->isPointerType() ? Bin->getLHS()
-                                                     : Bin->getRHS();
+                                                    : Bin->getRHS();
     else if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(E))
       E = MemberCall->getImplicitObjectArgument();
     else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
@@ -217,17 +217,15 @@ bool isInside(SourceLocation Loc, const Stmt *S, const SourceManager &SM) {
   SourceLocation Begin = SM.getExpansionLoc(S->getBeginLoc());
   SourceLocation End = SM.getExpansionLoc(S->getEndLoc());
   Loc = SM.getExpansionLoc(Loc);
-  return Loc == Begin ||
-         (SM.isBeforeInTranslationUnit(Begin, Loc) &&
-          !SM.isBeforeInTranslationUnit(End, Loc));
+  return Loc == Begin || (SM.isBeforeInTranslationUnit(Begin, Loc) &&
+                          !SM.isBeforeInTranslationUnit(End, Loc));
 }
 
 /// True if \p S belongs to what \p Loop repeats: its body, condition or
 /// increment, not its init.
 bool isInRepeatedPart(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
   const Stmt *Child = S;
-  for (const Stmt *P = parentStmt(S, Ctx); P;
-       Child = P, P = parentStmt(P, Ctx))
+  for (const Stmt *P = parentStmt(S, Ctx); P; Child = P, P = parentStmt(P, Ctx))
     if (P == Loop)
       return isRepeatedPartOfLoop(Child, Loop);
   return false;
@@ -301,10 +299,10 @@ public:
     // Out-parameters: `&x` and non-const references (std::swap(a, b)) take
     // whatever the call computes from its arguments.
     const FunctionDecl *Callee = Call->getDirectCallee();
-    unsigned Shift = isa<CXXOperatorCallExpr>(Call) && Callee &&
-                             isa<CXXMethodDecl>(Callee)
-                         ? 1
-                         : 0;
+    unsigned Shift =
+        isa<CXXOperatorCallExpr>(Call) && Callee && isa<CXXMethodDecl>(Callee)
+            ? 1
+            : 0;
     for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
       const Expr *Arg = Call->getArg(I)->IgnoreParenCasts();
       if (const auto *Address = dyn_cast<UnaryOperator>(Arg);
@@ -331,7 +329,6 @@ private:
   }
   DeviceInference &Devices;
 };
-
 
 bool isGraphApiCall(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
@@ -394,8 +391,8 @@ bool GraphCaptureAnalysis::readsDeviceValue(const CallExpr *Call) {
   return DeviceReads[Call] = Reads;
 }
 
-GraphCaptureAnalysis::Taint
-GraphCaptureAnalysis::taintOf(const Expr *E, const TaintMap &Env) {
+GraphCaptureAnalysis::Taint GraphCaptureAnalysis::taintOf(const Expr *E,
+                                                          const TaintMap &Env) {
   struct Finder : RecursiveASTVisitor<Finder> {
     GraphCaptureAnalysis &Analysis;
     const TaintMap &Env;
@@ -638,8 +635,8 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
     if (std::optional<MemcpyDirection> Direction = copyDirection(Call, Ctx);
         Direction && (*Direction == MemcpyDirection::HostToDevice ||
                       *Direction == MemcpyDirection::DeviceToHost)) {
-      Block(CaptureBlocker::Copy,
-            Call->getDirectCallee()->getNameAsString(), {Call});
+      Block(CaptureBlocker::Copy, Call->getDirectCallee()->getNameAsString(),
+            {Call});
       continue;
     }
     // Unknown placement is no evidence of a GPU for a launch, but may
@@ -673,8 +670,7 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
       Out.DynamicShapes |= InnerDynamic;
       // A method called as an operator takes its object as argument 0.
       unsigned Shift =
-          isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Defined) ? 1
-                                                                        : 0;
+          isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Defined) ? 1 : 0;
       for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
         unsigned Param = I - Shift;
         if (Param >= MaxParams)
@@ -719,9 +715,12 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
         continue;
       }
       Depends.Shapes |= BranchTaint(Call);
-      LaunchSite Site{LaunchSite::Call, Call, Defined->getNameAsString(),
+      LaunchSite Site{LaunchSite::Call,
+                      Call,
+                      Defined->getNameAsString(),
                       static_cast<unsigned>(Kernels),
-                      static_cast<unsigned>(TorchOps), 1};
+                      static_cast<unsigned>(TorchOps),
+                      1};
       AddLaunches(std::move(Site), P);
       continue;
     }
@@ -778,8 +777,12 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
       continue;
     }
     Depends.Shapes |= BranchTaint(Call);
-    LaunchSite Site{LaunchSite::TorchOp, Call,
-                    torchOperationSpelling(Call, Callee, Ctx), 0, 1, 1};
+    LaunchSite Site{LaunchSite::TorchOp,
+                    Call,
+                    torchOperationSpelling(Call, Callee, Ctx),
+                    0,
+                    1,
+                    1};
     AddLaunches(std::move(Site), P);
   }
 

@@ -1,4 +1,4 @@
-//===--- GraphCapture.h - what one loop iteration would put in a CUDA graph ===//
+//===--- GraphCapture.h - one loop iteration as a CUDA graph sees it ------===//
 //
 // A loop whose iterations issue many small launches and nothing else that
 // involves the host is bound by launch overhead: capturing one iteration
