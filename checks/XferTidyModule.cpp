@@ -3,6 +3,7 @@
 #include "CopyInLoopCheck.h"
 #include "CreateOnDeviceCheck.h"
 #include "DeviceMismatchCheck.h"
+#include "LaunchBoundLoopCheck.h"
 #include "PageableAsyncCopyCheck.h"
 #include "ProjectFactsCheck.h"
 #include "SyncInLoopCheck.h"
@@ -17,6 +18,7 @@ public:
     Factories.registerCheck<CopyInLoopCheck>("xfer-copy-in-loop");
     Factories.registerCheck<CreateOnDeviceCheck>("xfer-create-on-device");
     Factories.registerCheck<DeviceMismatchCheck>("xfer-device-mismatch");
+    Factories.registerCheck<LaunchBoundLoopCheck>("xfer-launch-bound-loop");
     Factories.registerCheck<PageableAsyncCopyCheck>(
         "xfer-pageable-async-copy");
     Factories.registerCheck<SyncInLoopCheck>("xfer-sync-in-loop");

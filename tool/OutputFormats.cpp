@@ -183,35 +183,67 @@ void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   }
 }
 
+double parseNumber(llvm::StringRef Text) {
+  double Value = 0;
+  Text.getAsDouble(Value);
+  return Value;
+}
+
+double totalMicroseconds(llvm::StringRef Number, llvm::StringRef Unit) {
+  double Scale = Unit == "s" ? 1e6 : Unit == "ms" ? 1e3 : 1.0;
+  return parseNumber(Number) * Scale;
+}
+
 llvm::json::Object costProperties(const Finding &F) {
   // The cost note's wording is fixed by the checks (docs/cost-model.md):
   // "measured cost: <latency> µs per call[ + <overlap> µs of lost CPU/GPU
-  // overlap per iteration][, ≈ <total> over <n> iterations] on <device>".
+  // overlap per iteration][, ≈ <total> over <n> executions] (measured on
+  // <device>)", or for xfer-launch-bound-loop "measured cost: <saving> µs
+  // per launch (eager launch minus graph replay) × <launches> launches =
+  // <per iteration> µs per iteration[, ≈ <total> over <n> iterations]
+  // (measured on <device>)".
   static const llvm::Regex Cost(
       "^measured cost: ([0-9.]+) µs per call"
       "( \\+ ([0-9.]+) µs of lost CPU/GPU overlap per iteration)?"
       "(, ≈ ([0-9.]+) (µs|ms|s) over ([0-9]+) executions)?"
       " \\(measured on (.*)\\)$");
+  static const llvm::Regex LaunchSaving(
+      "^measured cost: ([0-9.]+) µs per launch \\(eager launch minus graph "
+      "replay\\) × ([0-9]+) launches = ([0-9.]+) µs per iteration"
+      "(, ≈ ([0-9.]+) (µs|ms|s) over ([0-9]+) iterations)?"
+      " \\(measured on (.*)\\)$");
   llvm::json::Object Properties;
   for (const FindingNote &Note : F.Notes) {
     llvm::SmallVector<llvm::StringRef, 9> Groups;
-    if (!Cost.match(Note.Message, &Groups))
-      continue;
-    auto Number = [](llvm::StringRef Text) {
-      double Value = 0;
-      Text.getAsDouble(Value);
-      return Value;
-    };
-    Properties["latencyMicroseconds"] = Number(Groups[1]);
-    if (!Groups[3].empty())
-      Properties["overlapLossMicrosecondsPerIteration"] = Number(Groups[3]);
-    if (!Groups[5].empty()) {
-      double Scale = Groups[6] == "s" ? 1e6 : Groups[6] == "ms" ? 1e3 : 1.0;
-      Properties["totalMicroseconds"] = rounded(Number(Groups[5]) * Scale, 3);
-      Properties["executions"] = static_cast<int64_t>(Number(Groups[7]));
+    if (Cost.match(Note.Message, &Groups)) {
+      Properties["latencyMicroseconds"] = parseNumber(Groups[1]);
+      if (!Groups[3].empty())
+        Properties["overlapLossMicrosecondsPerIteration"] =
+            parseNumber(Groups[3]);
+      if (!Groups[5].empty()) {
+        Properties["totalMicroseconds"] =
+            rounded(totalMicroseconds(Groups[5], Groups[6]), 3);
+        Properties["executions"] =
+            static_cast<int64_t>(parseNumber(Groups[7]));
+      }
+      Properties["measuredOn"] = Groups[8].str();
+      break;
     }
-    Properties["measuredOn"] = Groups[8].str();
-    break;
+    // One iteration is the unit that repeats: its saving is the latency.
+    if (LaunchSaving.match(Note.Message, &Groups)) {
+      Properties["latencyMicroseconds"] = parseNumber(Groups[3]);
+      Properties["savingPerLaunchMicroseconds"] = parseNumber(Groups[1]);
+      Properties["launchesPerIteration"] =
+          static_cast<int64_t>(parseNumber(Groups[2]));
+      if (!Groups[5].empty()) {
+        Properties["totalMicroseconds"] =
+            rounded(totalMicroseconds(Groups[5], Groups[6]), 3);
+        Properties["executions"] =
+            static_cast<int64_t>(parseNumber(Groups[7]));
+      }
+      Properties["measuredOn"] = Groups[8].str();
+      break;
+    }
   }
   return Properties;
 }
@@ -298,6 +330,15 @@ constexpr RuleText Rules[] = {
      "Put the operands on the same device; allocate the memory where it is "
      "used, or copy it there first; match the cudaMemcpy kind to where the "
      "pointers live."},
+    {"xfer-launch-bound-loop", "Loop bound by kernel launch overhead",
+     "Each iteration of the loop launches many small kernels or LibTorch GPU "
+     "operations with fixed shapes and nothing that stops stream capture, "
+     "so the host's launch overhead, paid per kernel, dominates the "
+     "iteration.",
+     "Capture one iteration in a CUDA graph and replay it: "
+     "cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch "
+     "(cudaGraphExecUpdate when kernel arguments change), or "
+     "at::cuda::CUDAGraph with static input tensors in LibTorch code."},
 };
 
 const RuleText *ruleText(llvm::StringRef Check) {

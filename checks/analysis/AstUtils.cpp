@@ -84,6 +84,24 @@ bool isLoopStmt(const Stmt *S) {
   return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }
 
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getBody();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getBody();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getBody();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Do->getBody();
+  // An algorithm call: its lambda's body.
+  if (const auto *Call = dyn_cast<CallExpr>(Loop))
+    for (const Expr *Arg : Call->arguments())
+      if (const auto *Lambda =
+              dyn_cast<LambdaExpr>(Arg->IgnoreImplicit()->IgnoreParens()))
+        return Lambda->getBody();
+  return Loop;
+}
+
 bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop) {
   if (const auto *For = dyn_cast<ForStmt>(Loop))
     return Child == For->getBody() || Child == For->getCond() ||

@@ -30,6 +30,10 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
 /// True for loop statements: for, range-for, while, do.
 bool isLoopStmt(const Stmt *S);
 
+/// The body of a loop statement, or of the lambda an algorithm call (a loop
+/// as LoopContext sees it) receives; \p Loop itself otherwise.
+const Stmt *loopBody(const Stmt *Loop);
+
 /// True if \p S is the body, condition or increment of the loop \p Loop,
 /// i.e. evaluated on every iteration (a for-init or range-init is not).
 bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop);

@@ -821,17 +821,6 @@ bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
   return false;
 }
 
-const Stmt *loopBody(const Stmt *Loop) {
-  if (const auto *For = dyn_cast<ForStmt>(Loop))
-    return For->getBody();
-  if (const auto *While = dyn_cast<WhileStmt>(Loop))
-    return While->getBody();
-  if (const auto *Do = dyn_cast<DoStmt>(Loop))
-    return Do->getBody();
-  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
-    return Range->getBody();
-  return nullptr;
-}
 
 } // namespace
 

@@ -56,24 +56,6 @@ private:
   llvm::DenseSet<const FunctionDecl *> Visiting;
 };
 
-const Stmt *loopBody(const Stmt *Loop) {
-  if (const auto *For = dyn_cast<ForStmt>(Loop))
-    return For->getBody();
-  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
-    return Range->getBody();
-  if (const auto *While = dyn_cast<WhileStmt>(Loop))
-    return While->getBody();
-  if (const auto *Do = dyn_cast<DoStmt>(Loop))
-    return Do->getBody();
-  // An algorithm call: its lambda's body.
-  if (const auto *Call = dyn_cast<CallExpr>(Loop))
-    for (const Expr *Arg : Call->arguments())
-      if (const auto *Lambda =
-              dyn_cast<LambdaExpr>(Arg->IgnoreImplicit()->IgnoreParens()))
-        return Lambda->getBody();
-  return Loop;
-}
-
 /// Models shared by all checks and threads, loaded once per path.
 const CostModel *loadShared(llvm::StringRef Path, std::string &Problem) {
   static std::mutex Lock;
@@ -202,6 +184,33 @@ std::string formatCostNote(const CostEstimate &Estimate,
   return Note + " (measured on " + Where.summary() + ")";
 }
 
+std::optional<LaunchSaving>
+estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
+                     const CostModel &Model) {
+  std::optional<CostPoint> Eager = Model.latency("cuda.graph.eager_per_kernel");
+  std::optional<CostPoint> Replay =
+      Model.latency("cuda.graph.replay_per_kernel");
+  if (!Eager || !Replay)
+    return std::nullopt;
+  LaunchSaving Saving;
+  Saving.PerLaunchUs = std::max(0.0, Eager->MedianUs - Replay->MedianUs);
+  Saving.Launches = Launches;
+  Saving.Iterations = Iteration.totalExecutions();
+  return Saving;
+}
+
+std::string formatLaunchSavingNote(const LaunchSaving &Saving,
+                                   const Provenance &Where) {
+  std::string Note = llvm::formatv(
+      "measured cost: {0:f2} µs per launch (eager launch minus graph "
+      "replay) × {1} launches = {2:f2} µs per iteration",
+      Saving.PerLaunchUs, Saving.Launches, Saving.perIterationUs());
+  if (Saving.Iterations && *Saving.Iterations > 1)
+    Note += ", ≈ " + formatMicroseconds(Saving.totalUs()) + " over " +
+            std::to_string(*Saving.Iterations) + " iterations";
+  return Note + " (measured on " + Where.summary() + ")";
+}
+
 CostCitations::CostCitations(ClangTidyCheck::OptionsView &Options)
     : ModelPath(Options.getLocalOrGlobal("CostModel", "").str()),
       Enabled(Options.getLocalOrGlobal("CostNotes", true)) {}
@@ -236,6 +245,20 @@ std::optional<std::string> CostCitations::note(const CostQuery &Query,
   if (!Estimate)
     return std::nullopt;
   return formatCostNote(*Estimate, M->provenance());
+}
+
+std::optional<std::string>
+CostCitations::launchSavingNote(uint64_t Launches,
+                                const ExecutionFrequency &Iteration,
+                                const ClangTidyCheck &Check) {
+  const CostModel *M = model(Check);
+  if (!M)
+    return std::nullopt;
+  std::optional<LaunchSaving> Saving =
+      estimateLaunchSaving(Launches, Iteration, *M);
+  if (!Saving)
+    return std::nullopt;
+  return formatLaunchSavingNote(*Saving, M->provenance());
 }
 
 } // namespace clang::tidy::xfer

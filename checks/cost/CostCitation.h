@@ -95,6 +95,38 @@ std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
 std::string formatCostNote(const CostEstimate &Estimate,
                            const Provenance &Where);
 
+/// What replaying one iteration of a loop as a CUDA graph saves over
+/// launching its work one launch at a time: the measured per-kernel
+/// difference between eager launches and a graph replay
+/// (cuda.graph.eager_per_kernel - cuda.graph.replay_per_kernel), times the
+/// launches of an iteration, times the iterations.
+struct LaunchSaving {
+  double PerLaunchUs = 0;
+  uint64_t Launches = 0;
+  /// Iterations per call of the enclosing function, when all trip counts
+  /// are constants.
+  std::optional<uint64_t> Iterations;
+  double perIterationUs() const {
+    return PerLaunchUs * static_cast<double>(Launches);
+  }
+  double totalUs() const {
+    return perIterationUs() * static_cast<double>(Iterations.value_or(1));
+  }
+};
+
+/// The saving for \p Launches launches per iteration of a loop whose body
+/// runs as \p Iteration says, or nullopt when the model lacks the graph
+/// patterns.
+std::optional<LaunchSaving> estimateLaunchSaving(
+    uint64_t Launches, const ExecutionFrequency &Iteration,
+    const CostModel &Model);
+
+/// "measured cost: 2.66 µs per launch (eager launch minus graph replay) ×
+/// 10 launches = 26.62 µs per iteration, ≈ 26.6 ms over 1000 iterations
+/// (measured on ...)".
+std::string formatLaunchSavingNote(const LaunchSaving &Saving,
+                                   const Provenance &Where);
+
 /// The check options that select the model: `CostModel` (a file; empty for
 /// the built-in model) and `CostNotes` (false turns the notes off). Both
 /// may be set globally for all xfer-* checks.
@@ -108,6 +140,12 @@ public:
   /// is reported once, as a configuration error of \p Check.
   std::optional<std::string> note(const CostQuery &Query, ASTContext &Ctx,
                                   const ClangTidyCheck &Check);
+
+  /// The note for a launch-bound loop (see estimateLaunchSaving), or
+  /// nullopt.
+  std::optional<std::string>
+  launchSavingNote(uint64_t Launches, const ExecutionFrequency &Iteration,
+                   const ClangTidyCheck &Check);
 
 private:
   /// The model to cite, or null (notes off, no model, unreadable file).

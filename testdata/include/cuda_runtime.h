@@ -15,6 +15,13 @@ enum cudaMemcpyKind {
 };
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
 struct dim3 {
   unsigned x, y, z;
   dim3(unsigned X = 1, unsigned Y = 1, unsigned Z = 1) : x(X), y(Y), z(Z) {}
@@ -96,6 +103,12 @@ cudaError_t cudaMemsetAsync(void *DevPtr, int Value, size_t Count,
 cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block,
                              void **Args, size_t SharedMem,
                              cudaStream_t Stream);
+cudaError_t cudaStreamBeginCapture(cudaStream_t Stream,
+                                   enum cudaStreamCaptureMode Mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t Stream, cudaGraph_t *Graph);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *Exec, cudaGraph_t Graph,
+                                 unsigned long long Flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t Exec, cudaStream_t Stream);
 }
 
 // driver_functions.h

