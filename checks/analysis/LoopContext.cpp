@@ -10,6 +10,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include <functional>
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
@@ -651,6 +652,53 @@ bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
   return F.Found;
 }
 
+/// True if \p Body calls eval() on a LibTorch module before \p Loop.
+bool switchesModuleToEval(const Stmt *Body, const Stmt *Loop, ASTContext &Ctx) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const Stmt *Loop;
+    const SourceManager &SM;
+    bool Found = false;
+    Finder(const Stmt *Loop, const SourceManager &SM) : Loop(Loop), SM(SM) {}
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      if (Method && Method->getIdentifier() && Method->getName() == "eval" &&
+          Method->getNumParams() == 0 && isInTorchNamespace(Method) &&
+          SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
+                                       SM.getExpansionLoc(Loop->getBeginLoc())))
+        Found = true;
+      return !Found;
+    }
+  } F(Loop, Ctx.getSourceManager());
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+/// True if a function of this translation unit's own code takes a
+/// training step.
+bool translationUnitTrains(ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  std::function<bool(const DeclContext *)> Scan =
+      [&](const DeclContext *DC) {
+        for (const Decl *D : DC->decls()) {
+          if (SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+            continue;
+          if (const auto *Function = D->getAsFunction()) {
+            if (Function->hasBody() &&
+                takesTrainingStep(Function->getBody(), SM, Visited))
+              return true;
+          } else if (const auto *Nested = dyn_cast<DeclContext>(D);
+                     Nested && (isa<NamespaceDecl>(D) || isa<CXXRecordDecl>(D) ||
+                                isa<LinkageSpecDecl>(D))) {
+            if (Scan(Nested))
+              return true;
+          }
+        }
+        return false;
+      };
+  return Scan(Ctx.getTranslationUnitDecl());
+}
+
 /// True if \p Loop is an evaluation pass: it takes no training step, and
 /// the loop that encloses it (or, outside loops, its function) takes one
 /// elsewhere in its body.
@@ -663,14 +711,21 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
       Outer = P;
   // Outside any loop: a final test pass after the training loop of the same
   // function runs once.
-  if (!Outer)
-    if (const FunctionDecl *Function = enclosingFunction(Loop, Ctx))
-      Outer = Function->getBody();
+  const FunctionDecl *Function = enclosingFunction(Loop, Ctx);
+  if (!Outer && Function)
+    Outer = Function->getBody();
   if (!Outer)
     return false;
   llvm::DenseSet<const FunctionDecl *> Visited;
   if (takesTrainingStep(Loop, SM, Visited))
     return false;
+  // An evaluation helper of a training program: it switches a module to
+  // evaluation mode (`model->eval()`) before the loop, and the program
+  // trains elsewhere in this translation unit. (An inference application
+  // calls eval() too, but never trains: its loop stays hot.)
+  if (Function && switchesModuleToEval(Function->getBody(), Loop, Ctx) &&
+      translationUnitTrains(Ctx))
+    return true;
   Visited.clear();
   return takesTrainingStep(Outer, SM, Visited);
 }
