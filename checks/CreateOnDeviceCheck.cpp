@@ -140,10 +140,11 @@ std::optional<Move> identifyMove(const CallExpr *Call,
   if (Torch->Op != TorchOp::To || Call->getNumArgs() == 0)
     return std::nullopt;
   const Expr *Target = Call->getArg(0);
-  // to(other): where `other` lives is a different question.
-  if (isTensorType(Target->getType()))
-    return std::nullopt;
-  std::optional<PlacementFact> Device = Devices.deviceValue(Target);
+  // to(other) moves to where `other` lives.
+  std::optional<PlacementFact> Device =
+      isTensorType(Target->getType())
+          ? std::optional<PlacementFact>(Devices.tensorPlacement(Target))
+          : Devices.deviceValue(Target);
   if (!Device || (Device->Where != Placement::Cuda &&
                   Device->Where != Placement::MaybeCuda))
     return std::nullopt;

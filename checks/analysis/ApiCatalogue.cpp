@@ -131,18 +131,18 @@ bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
   return false;
 }
 
-/// True if the index list \p Indices (the TensorIndex array of index() or
-/// index_put_()) holds a boolean mask.
-bool holdsBooleanMask(const Stmt *Indices) {
+/// The boolean mask in the index list \p Indices (the TensorIndex array of
+/// index() or index_put_()), if it holds one.
+const Expr *booleanMaskIn(const Stmt *Indices) {
   if (!Indices)
-    return false;
+    return nullptr;
   if (const auto *E = dyn_cast<Expr>(Indices);
       E && isTensorType(E->getType()))
-    return isBooleanMask(E);
+    return isBooleanMask(E) ? E : nullptr;
   for (const Stmt *Child : Indices->children())
-    if (holdsBooleanMask(Child))
-      return true;
-  return false;
+    if (const Expr *Mask = booleanMaskIn(Child))
+      return Mask;
+  return nullptr;
 }
 
 } // namespace
@@ -259,8 +259,10 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
     if ((Method->getName() == "index" && Call->getNumArgs() == 1) ||
         (Method->getName() == "index_put_" && Call->getNumArgs() == 2 &&
          isTensorType(Call->getArg(1)->getType())))
-      if (holdsBooleanMask(Call->getArg(0)))
-        return TorchCall{TorchOp::MaskIndex, Object,
+      // The mask decides where the count is computed; it usually comes
+      // from the indexed tensor (`t.index({t > 0})`).
+      if (const Expr *Mask = booleanMaskIn(Call->getArg(0)))
+        return TorchCall{TorchOp::MaskIndex, ignoreImplicit(Mask),
                          Method->getName().str() + "() with a boolean mask"};
     std::optional<TorchOp> Op = torchMethodOp(Method->getName());
     if (!Op)

@@ -60,3 +60,15 @@ struct NoiseImpl : torch::nn::Module {
     return Image + torch::rand({4}).to(Image.device());
   }
 };
+
+// to(other) moves to where `other` lives: here the GPU, on every step.
+torch::Tensor encode(const torch::Tensor &Base) {
+  return Base - torch::ones({4}).to(Base);
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+}
+
+void encodeEveryStep(int Steps) {
+  auto Anchors = torch::ones({4}, torch::kCUDA);
+  for (int I = 0; I < Steps; ++I)
+    encode(Anchors);
+}
