@@ -783,6 +783,25 @@ TEST_F(ToolTest, MissingSourceIsAnInputError) {
       << R.Err;
 }
 
+TEST_F(ToolTest, DirectoryAsSourceIsAnInputError) {
+  RunOutcome R = run(Tool, {Dir.str().str(), "--"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find(Dir.str().str() + ": is a directory, not a source file"))
+      << R.Err;
+}
+
+TEST_F(ToolTest, OutputInAMissingDirectoryFailsBeforeAnalysing) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Output = Dir.str().str() + "/missing/report.json";
+  RunOutcome R = run(Tool, {"--format=json", "--output=" + Output, File, "--",
+                            "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("no such directory")) << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("warning")) << R.Out;
+  EXPECT_FALSE(llvm::sys::fs::exists(Output));
+}
+
 TEST_F(ToolTest, NoInputIsAUsageError) {
   RunOutcome R = run(Tool, {});
   EXPECT_EQ(2, R.Status);

@@ -651,6 +651,29 @@ int main(int argc, const char **argv) {
   for (const std::string &File : Files)
     if (!sys::fs::exists(File))
       return inputError(File + ": no such file");
+  for (const std::string &File : Files) {
+    if (sys::fs::is_directory(File))
+      return inputError(File + ": is a directory, not a source file");
+    if (std::error_code EC = sys::fs::access(File, sys::fs::AccessMode::Exist);
+        !EC) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> Readable =
+          MemoryBuffer::getFile(File, /*IsText=*/false,
+                                /*RequiresNullTerminator=*/false);
+      if (!Readable)
+        return inputError(File + ": cannot read: " +
+                          Readable.getError().message());
+    }
+  }
+  // Fail before the analysis, not after it, when the report cannot be
+  // written where asked.
+  for (const std::string *Output : {&OutputFile.getValue(),
+                                    &ExportFixes.getValue()})
+    if (!Output->empty() && *Output != "-") {
+      StringRef Parent = sys::path::parent_path(*Output);
+      if (!Parent.empty() && !sys::fs::is_directory(Parent))
+        return inputError("cannot write " + *Output + ": no such directory '" +
+                          Parent + "'");
+    }
   Options.DefaultHeaderFilter = xfer::projectHeaderFilter(Files);
   if (HeaderFilter.getNumOccurrences())
     Options.HeaderFilter = HeaderFilter;
