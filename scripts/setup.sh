@@ -7,6 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 packages=(cmake ninja-build clang-19 clang-tidy-19 llvm-19-dev libclang-19-dev
           libclang-cpp19-dev libgtest-dev libtorch-dev
           libomp-19-dev
+          libclang-rt-19-dev  # sanitizer runtimes, for scripts/sanitize.sh
           pre-commit)  # for the test of .pre-commit-hooks.yaml (installs in under a minute)
 missing=()
 for package in "${packages[@]}"; do
