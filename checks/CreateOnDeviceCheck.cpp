@@ -200,14 +200,10 @@ void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 void CreateOnDeviceCheck::onStartOfTranslationUnit() {
-  if (!ProjectIndex.empty() && !Facts) {
-    llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded =
-        ProjectFacts::load(ProjectIndex);
-    if (Loaded)
-      Facts = *Loaded;
-    else
-      llvm::consumeError(Loaded.takeError()); // the loop checks report it
-  }
+  if (!Facts) // the loop checks report an unreadable index
+    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
+      llvm::consumeError(std::move(Failed));
+    });
   Devices.reset();
 }
 

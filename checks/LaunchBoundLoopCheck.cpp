@@ -100,15 +100,11 @@ void LaunchBoundLoopCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 void LaunchBoundLoopCheck::onStartOfTranslationUnit() {
-  if (!ProjectIndex.empty() && !Facts) {
-    llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded =
-        ProjectFacts::load(ProjectIndex);
-    if (Loaded)
-      Facts = *Loaded;
-    else
+  if (!Facts)
+    Facts = ProjectFacts::loadOption(ProjectIndex, [&](llvm::Error Failed) {
       configurationDiag("cannot read the project index: %0")
-          << llvm::toString(Loaded.takeError());
-  }
+          << llvm::toString(std::move(Failed));
+    });
   Verdicts.clear();
   Reported.clear();
   Evidence.reset();

@@ -55,15 +55,11 @@ LoopRole LoopHazardCheck::roleOf(const Stmt *Loop, ASTContext &Ctx) {
 }
 
 void LoopHazardCheck::onStartOfTranslationUnit() {
-  if (!ProjectIndex.empty() && !Facts) {
-    llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded =
-        ProjectFacts::load(ProjectIndex);
-    if (Loaded)
-      Facts = *Loaded;
-    else
+  if (!Facts)
+    Facts = ProjectFacts::loadOption(ProjectIndex, [&](llvm::Error Failed) {
       configurationDiag("cannot read the project index: %0")
-          << llvm::toString(Loaded.takeError());
-  }
+          << llvm::toString(std::move(Failed));
+    });
   LoopRoles.clear();
   Evidence.reset();
   Summaries.reset();

@@ -114,23 +114,23 @@ void ProjectFacts::propagateSteps() {
   llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
   for (const auto &[Caller, Callee] : Calls)
     Callees[Caller].push_back(Callee);
-  std::deque<llvm::StringRef> Work;
+  // Breadth first from the functions loops call: each function keeps the
+  // loop it is reached from first.
+  std::deque<std::string> Work;
   for (const auto &Entry : StepCalls) {
     Steps[Entry.first()] = StepOrigin{Entry.second};
-    Work.push_back(Entry.first());
+    Work.push_back(Entry.first().str());
   }
   while (!Work.empty()) {
-    llvm::StringRef Key = Work.front();
+    std::string Key = std::move(Work.front());
     Work.pop_front();
     auto It = Callees.find(Key);
     if (It == Callees.end())
       continue;
-    std::string Loop = Steps[Key].Loop;
+    const std::string Loop = Steps[Key].Loop;
     for (llvm::StringRef Callee : It->second)
       if (Steps.try_emplace(Callee, StepOrigin{Loop}).second)
-        Work.push_back(Callees.find(Callee) == Callees.end()
-                           ? llvm::StringRef()
-                           : Callees.find(Callee)->first());
+        Work.push_back(Callee.str());
   }
 }
 
@@ -156,7 +156,6 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
           (*Pair)[1].getAsString())
         Calls.emplace_back((*Pair)[0].getAsString()->str(),
                            (*Pair)[1].getAsString()->str());
-  propagateSteps();
   const llvm::json::Object *Functions = Object->getObject("parameters");
   if (!Functions)
     return;
@@ -226,8 +225,21 @@ ProjectFacts::load(llvm::StringRef Path) {
                                    Path.str().c_str());
   auto Facts = std::make_shared<ProjectFacts>();
   Facts->merge(*Json);
+  Facts->propagateSteps();
   Loaded[Path] = Facts;
   return Facts;
+}
+
+std::shared_ptr<const ProjectFacts>
+ProjectFacts::loadOption(llvm::StringRef Path,
+                         llvm::function_ref<void(llvm::Error)> OnError) {
+  if (Path.empty())
+    return nullptr;
+  llvm::Expected<std::shared_ptr<const ProjectFacts>> Loaded = load(Path);
+  if (Loaded)
+    return *Loaded;
+  OnError(Loaded.takeError());
+  return nullptr;
 }
 
 std::optional<Placement> ProjectFacts::parameter(const FunctionDecl *Function,

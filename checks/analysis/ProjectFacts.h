@@ -14,6 +14,7 @@
 #define XFER_TIDY_CHECKS_ANALYSIS_PROJECTFACTS_H
 
 #include "analysis/DeviceInference.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -51,6 +52,12 @@ public:
   static llvm::Expected<std::shared_ptr<const ProjectFacts>>
   load(llvm::StringRef Path);
 
+  /// The index a check's ProjectIndex option names: null when \p Path is
+  /// empty or the file cannot be read (then \p OnError hears why).
+  static std::shared_ptr<const ProjectFacts>
+  loadOption(llvm::StringRef Path,
+             llvm::function_ref<void(llvm::Error)> OnError);
+
   /// The join of what callers anywhere in the program pass to parameter
   /// \p Index of \p Function, when any caller passes something known.
   std::optional<Placement> parameter(const FunctionDecl *Function,
@@ -63,7 +70,7 @@ public:
 
 private:
   /// Spreads step origins from the functions called in loops to what they
-  /// call unconditionally.
+  /// call unconditionally: derived once, when an index is loaded.
   void propagateSteps();
 
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
