@@ -61,7 +61,7 @@ def projects(half):
 
 
 def compiler_flags(root, manifest):
-    flags = ["-std=c++17", "-Wno-everything"]
+    flags = ["-std=" + manifest.get("std", "c++17"), "-Wno-everything"]
     for inc in manifest.get("includes", "-").split():
         if inc != "-":
             flags.append("-I" + os.path.join(root, inc))
