@@ -93,6 +93,20 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth = 0) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     return Var && Var->getInit() && isZeroDimTensor(Var->getInit(), Depth + 1);
   }
+  // Arithmetic of 0-dim tensors and plain numbers (1 - lambda) stays 0-dim.
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
+    bool HasTensor = false;
+    for (const Expr *Arg : Operator->arguments()) {
+      if (isTensorType(Arg->getType())) {
+        if (!isZeroDimTensor(Arg, Depth + 1))
+          return false;
+        HasTensor = true;
+      } else if (!ignoreCopiesAndConversions(Arg)->getType()->isArithmeticType()) {
+        return false;
+      }
+    }
+    return HasTensor;
+  }
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   if (!Callee || !Callee->getIdentifier())

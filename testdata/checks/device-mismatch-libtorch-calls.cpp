@@ -71,7 +71,13 @@ void scalarTensors(torch::Tensor Weights) {
   (void)G.add(Three);
   (void)G.sub(Total);
   (void)torch::where(G > 0.0, G, torch::scalar_tensor(0.0));
+  // Arithmetic of a 0-dim tensor and numbers stays 0-dim (a mixing weight).
+  auto Lambda = torch::rand({4}).sum();
+  (void)(Lambda * G + (1 - Lambda) * G);
   // A 1-element list is not a scalar.
   (void)(G * torch::tensor({2.0f}));
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'operator*' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // ... nor is arithmetic that involves a full-size host tensor.
+  (void)((1 - Lambda * torch::ones({3})) * G);
+  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }

@@ -155,6 +155,7 @@ Tensor operator+(const Tensor &A, const Tensor &B);
 Tensor operator-(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, double B);
+Tensor operator-(double A, const Tensor &B);
 Tensor operator>(const Tensor &A, double B);
 Tensor operator/(const Tensor &A, const Tensor &B);
 Tensor operator==(const Tensor &A, const Tensor &B);
