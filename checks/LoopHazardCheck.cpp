@@ -130,6 +130,10 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
         return roleOf(Loop.Loop, Ctx) == LoopRole::Steady;
       }))
     return;
+  // A handful of rounds in code that runs once (warm-up or relaxation
+  // rounds, one pass per device) is a one-time cost, however the loop looks.
+  if (!ReportSetupAndTimingLoops && runsAHandfulOfTimesOnce(Call, Frequency, Ctx))
+    return;
   // Evaluation once per epoch is periodic work the user wants.
   if (!ReportEvaluationLoops &&
       llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
@@ -160,6 +164,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
          "iterations lets the GPU run ahead in between",
          DiagnosticIDs::Note);
   citeCost(Call, *H, Frequency, Ctx);
+}
+
+bool LoopHazardCheck::runsAHandfulOfTimesOnce(
+    const CallExpr *Call, const ExecutionFrequency &Frequency,
+    ASTContext &Ctx) {
+  // At most this many executions per call of the function count as a
+  // handful (four devices or streams, five relaxation rounds).
+  constexpr uint64_t Handful = 8;
+  std::optional<uint64_t> Total = Frequency.totalExecutions();
+  if (!Total || *Total > Handful)
+    return false;
+  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
+  return Function && !stepPhrase(Function, Facts.get()) &&
+         !isCalledInLoopHere(Function, *Devices, Ctx);
 }
 
 void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,

@@ -57,6 +57,11 @@ private:
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
+  /// True if \p Call runs at most a handful of times per call of its
+  /// function, and that function does not run on every step.
+  bool runsAHandfulOfTimesOnce(const CallExpr *Call,
+                               const ExecutionFrequency &Frequency,
+                               ASTContext &Ctx);
   void reportInStepFunction(const CallExpr *Call, const Hazard &H,
                             const ExecutionFrequency &Frequency,
                             ASTContext &Ctx);

@@ -65,7 +65,15 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       break;
     // Work done only every N calls of a counter-guarded branch does not
     // happen on every call.
-    if (analyzeFrequency(Call, Ctx).Guard != GuardKind::None)
+    ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
+    if (Frequency.Guard != GuardKind::None)
+      continue;
+    // A read-back that decides when a loop of this function ends is the
+    // necessary work of that loop (a convergence test), not a cost of
+    // calling the function.
+    if (llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+          return decidesLoopExit(Call, Loop.Loop, Ctx);
+        }))
       continue;
     if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {
       if (H->Kind == HazardKind::HostToDeviceCopy ||

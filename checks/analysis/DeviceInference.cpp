@@ -432,6 +432,9 @@ DeviceInference::evaluateTensor(const Expr *Original) {
                            isa<CXXMethodDecl>(Callee)
                        ? 1
                        : 0;
+  // Operands whose placement is still being evaluated (a loop-carried
+  // X = X * s) say nothing; only an operand known to be unknown does.
+  bool SawCycle = false, SawUnknown = false;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
     const Expr *Arg = ignoreTemporaries(Call->getArg(I));
     // torch::cat({x, y}): the tensors of a braced list.
@@ -453,8 +456,11 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
       if (Where && Where->Where != Placement::Unknown)
         return Where;
+      (Where ? SawUnknown : SawCycle) = true;
     }
   }
+  if (SawCycle && !SawUnknown)
+    return std::nullopt;
   return PlacementFact{};
 }
 
@@ -1010,7 +1016,10 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       if (isBeforeInSource(Use, Def.At, SM) && isWithin(Def.At, Loop, Ctx))
         Join(evaluateDefinition(Def, Kind));
   }
-  return Result ? Result : PlacementFact{};
+  // No fact at all: every definition that reaches here is part of a cycle
+  // being evaluated (X = X * s later in the loop) or says nothing yet; the
+  // cycle adds no information, so it must not make the join unknown.
+  return Result;
 }
 
 const DeviceInference::DefinitionList &

@@ -77,6 +77,8 @@ Guard rarer(const Guard &A, const Guard &B) {
       return G.Period ? 1.0 / *G.Period : 0.0;
     case GuardKind::Once:
       return -1.0;
+    case GuardKind::Logging:
+      return 0.0;
     }
     return 1.0;
   };
@@ -190,6 +192,81 @@ std::optional<uint64_t> accumulateAndFlushPeriod(const IfStmt *If,
   if (!Finder.Found)
     return std::nullopt;
   return static_cast<uint64_t>(*Period);
+}
+
+/// True for a call that writes output: the printf family, a stream
+/// insertion into a std::ostream (cout, cerr, a file), or a function whose
+/// name says it logs or prints.
+bool writesOutput(const CallExpr *Call) {
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    if (Operator->getOperator() != OO_LessLess || Operator->getNumArgs() != 2)
+      return false;
+    const CXXRecordDecl *Stream =
+        Operator->getArg(0)->getType().getNonReferenceType()
+            ->getAsCXXRecordDecl();
+    for (; Stream; ) {
+      if (Stream->getName() == "basic_ostream")
+        return true;
+      const CXXRecordDecl *Base = nullptr;
+      if (Stream->hasDefinition())
+        for (const CXXBaseSpecifier &Spec : Stream->bases())
+          if ((Base = Spec.getType()->getAsCXXRecordDecl()))
+            break;
+      Stream = Base;
+    }
+    return false;
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (llvm::StringSwitch<bool>(Name)
+          .Cases("printf", "fprintf", "puts", "fputs", "fwrite", true)
+          .Default(false))
+    return true;
+  // Project and logging-library functions: print_stats(), logger.info(),
+  // spdlog::info(). Library math (torch::log, std::log1p) is not output.
+  std::string Qualified = Callee->getQualifiedNameAsString();
+  llvm::StringRef Scope(Qualified);
+  if (Scope.starts_with("spdlog::"))
+    return true;
+  if (Scope.starts_with("std::") || Scope.starts_with("torch::") ||
+      Scope.starts_with("at::") || Scope.starts_with("c10::"))
+    return false;
+  std::string Lower = Name.lower();
+  if (llvm::StringRef(Lower).contains("print") ||
+      (llvm::StringRef(Lower).starts_with("log") &&
+       !llvm::StringRef(Lower).starts_with("logit") &&
+       !llvm::StringRef(Lower).starts_with("log_softmax")))
+    return true;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee))
+    return llvm::StringRef(Method->getParent()->getName().lower())
+        .contains("log");
+  return false;
+}
+
+/// True if \p Branch writes output (see writesOutput).
+bool branchLogs(const Stmt *Branch) {
+  struct OutputFinder : RecursiveASTVisitor<OutputFinder> {
+    bool Found = false;
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    bool VisitCallExpr(CallExpr *Call) {
+      Found |= writesOutput(Call);
+      return !Found;
+    }
+  } Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(Branch));
+  return Finder.Found;
+}
+
+/// `if (print) { ... printf(...); }`: a branch that logs, under a condition
+/// that is not a comparison (`if (i > 0)` holds on most iterations).
+bool isLoggingBranch(const IfStmt *If, const Stmt *Branch) {
+  if (Branch != If->getThen() || !branchLogs(Branch))
+    return false;
+  const auto *Cond =
+      dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  return !Cond || !Cond->isRelationalOp();
 }
 
 /// True if \p S always leaves the rest of the iteration: continue, break,
@@ -556,6 +633,8 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
       if (Child == If->getThen())
         if (std::optional<uint64_t> Period = accumulateAndFlushPeriod(If, Ctx))
           G = Guard{GuardKind::EveryN, Period, ""};
+      if (G.Kind == GuardKind::None && isLoggingBranch(If, Child))
+        G = Guard{GuardKind::Logging, std::nullopt, ""};
       Strongest = rarer(Strongest, G);
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
                Block && BeforeFirstLoop) {
@@ -730,6 +809,36 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   return takesTrainingStep(Outer, SM, Visited);
 }
 
+/// True if the body of a counted loop reads its counter, so that each
+/// iteration does different work (elimination step t, frame i) rather than
+/// repeating the same work to time it.
+static bool bodyReadsCounter(const Stmt *Loop) {
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (!For || !For->getInc() || !For->getBody())
+    return false;
+  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
+  const Expr *Operand = nullptr;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Inc))
+    Operand = Unary->getSubExpr();
+  else if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Inc))
+    Operand = Compound->getLHS();
+  const auto *Ref =
+      Operand ? dyn_cast<DeclRefExpr>(Operand->IgnoreParenImpCasts()) : nullptr;
+  if (!Ref)
+    return false;
+  struct CounterFinder : RecursiveASTVisitor<CounterFinder> {
+    const ValueDecl *Counter;
+    bool Found = false;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      Found |= E->getDecl() == Counter;
+      return !Found;
+    }
+  } Finder;
+  Finder.Counter = Ref->getDecl();
+  Finder.TraverseStmt(const_cast<Stmt *>(For->getBody()));
+  return Finder.Found;
+}
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::DenseMap<const FunctionDecl *, bool> Memo;
@@ -754,8 +863,10 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
   for (auto After = std::next(It); After != Body.end() && Seen < Window;
        ++After, ++Seen)
     TimedAfter |= callsTimer(*After);
-  return TimedBefore && TimedAfter ? LoopRole::TimingHarness
-                                   : LoopRole::Steady;
+  // A timed loop whose iterations differ is the algorithm being timed.
+  return TimedBefore && TimedAfter && !bodyReadsCounter(Loop)
+             ? LoopRole::TimingHarness
+             : LoopRole::Steady;
 }
 
 namespace {
@@ -892,14 +1003,36 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
         return isWithin(ReadBack, Cond, Ctx);
       }))
     return true;
-  const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
-  if (!Destination)
+  auto DecidesExit = [&](const VarDecl *Destination) {
+    return refersTo(Condition, Destination) ||
+           exitDecidedBy(Body, Condition, [&](const Expr *Cond) {
+             return refersTo(Cond, Destination);
+           });
+  };
+  if (const VarDecl *Destination = readBackDestination(ReadBack, Ctx))
+    return DecidesExit(Destination);
+  // A function that reads back inside and hands its verdict out through an
+  // argument: step(params, state) ... while (state.errorTooLarge).
+  const FunctionDecl *Callee = ReadBack->getDirectCallee();
+  if (!Callee)
     return false;
-  if (refersTo(Condition, Destination))
-    return true;
-  return exitDecidedBy(Body, Condition, [&](const Expr *Cond) {
-    return refersTo(Cond, Destination);
-  });
+  for (unsigned I = 0, E = std::min(ReadBack->getNumArgs(),
+                                    Callee->getNumParams());
+       I < E; ++I) {
+    QualType Param = Callee->getParamDecl(I)->getType();
+    const Expr *Arg = ReadBack->getArg(I)->IgnoreParenImpCasts();
+    if (const auto *AddressOf = dyn_cast<UnaryOperator>(Arg);
+        AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+      Arg = AddressOf->getSubExpr()->IgnoreParenImpCasts();
+    else if (!Param->isReferenceType() ||
+             Param.getNonReferenceType().isConstQualified())
+      continue;
+    const auto *Ref = dyn_cast<DeclRefExpr>(Arg);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (Var && DecidesExit(Var))
+      return true;
+  }
+  return false;
 }
 
 double ExecutionFrequency::relativeFrequency() const {
@@ -915,6 +1048,10 @@ double ExecutionFrequency::relativeFrequency() const {
   case GuardKind::Once:
     // Once per run of the loop costs what it would cost outside the loop,
     // however few iterations the loop has.
+    Rate = 0.0;
+    break;
+  case GuardKind::Logging:
+    // Logging is throttled by the author's condition; its rate is unknown.
     Rate = 0.0;
     break;
   }
@@ -943,6 +1080,8 @@ std::optional<uint64_t> ExecutionFrequency::totalExecutions() const {
     return (Total + *Period - 1) / *Period;
   case GuardKind::Once:
     return Total / *Loops.front().TripCount;
+  case GuardKind::Logging:
+    return std::nullopt;
   }
   return std::nullopt;
 }
@@ -964,6 +1103,8 @@ std::string describeFrequency(const ExecutionFrequency &F,
     return "once every '" + F.PeriodSpelling + "' iterations of " + Where;
   case GuardKind::Once:
     return "once per run of " + Where;
+  case GuardKind::Logging:
+    return "on the iterations that log, in " + Where;
   case GuardKind::None:
     break;
   }

@@ -4,7 +4,8 @@
 // passed to std:: algorithms such as std::for_each), their trip counts when
 // they are compile-time constants, and the guards that make the statement run
 // on only some iterations: `if (i % N == 0)`, `if (i == 0)`,
-// `if (i == iters - 1)`, or a break/return right after it. The result ranks a
+// `if (i == iters - 1)`, a branch that logs (`if (print) { printf(...); }`),
+// or a break/return right after it. The result ranks a
 // hazard by how often it runs relative to the hottest loop it sits in.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +35,9 @@ enum class GuardKind {
   None,    // runs on every iteration
   EveryN,  // if (i % N == 0)
   Once,    // if (i == 0), if (i == n - 1), or followed by break/return
+  Logging, // a branch that writes output under a host condition
+           // (if (print) { printf(...); }): guarded logging, at a rate the
+           // analysis cannot tell
 };
 
 struct ExecutionFrequency {
@@ -92,7 +96,9 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 /// \p Loop goes on: it is (or is stored into a variable, or copied into
 /// host memory, that is) read by the loop's condition or by the condition of
 /// an `if` in the loop that leaves it (break, return, goto) or sets what the
-/// condition reads. Such a read-back is a termination flag, not a hazard.
+/// condition reads. A call of a function that reads back inside decides it
+/// through the variables it takes by reference or address. Such a read-back
+/// is a termination flag, not a hazard.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 

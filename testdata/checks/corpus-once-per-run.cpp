@@ -21,7 +21,7 @@ void checkFirstStep(float *Dev, float *Host) {
 
 // Still reported: every other step is frequent.
 void checkEveryOtherStep(float *Dev, float *Host) {
-  for (int Step = 0; Step < 10; ++Step) {
+  for (int Step = 0; Step < 100; ++Step) {
     trainStep(Dev);
     if (Step % 2 == 0)
       cudaMemcpy(Host, Dev, 256, cudaMemcpyDeviceToHost);

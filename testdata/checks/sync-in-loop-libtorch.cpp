@@ -38,7 +38,7 @@ void guardedReadback(const torch::Tensor &W, int Iters, int LogEvery) {
 
 // Frequent guards are still per-iteration hazards at the default threshold.
 void everyOtherIteration(torch::Tensor Loss) {
-  for (int I = 0; I < 10; ++I) {
+  for (int I = 0; I < 100; ++I) {
     if (I % 2 == 0)
       (void)Loss.cuda().item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU once every 2 iterations of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
