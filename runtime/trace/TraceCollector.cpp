@@ -71,6 +71,7 @@ struct CollectorState {
   std::multimap<uint32_t, DeviceCopy> RuntimeCopies;
   std::multimap<uint32_t, DeviceCopy> DriverCopies;
   size_t DroppedRecords = 0;
+  uint64_t UnwoundCalls = 0;
 };
 
 // Never destroyed: the exit handler may run after static destructors.
@@ -124,9 +125,33 @@ struct ThreadCall {
   bool Recording = false;
   ApiCall Call;
   void *Frames[MaxFrames];
-  int FrameCount = 0;
+  int FrameCount = 0; ///< 0: the stack came from the cache
+  uint64_t CacheKey = 0;
 };
 thread_local ThreadCall Current;
+
+/// Per-thread cache of stack -> recorded stack, keyed by the API and the
+/// stack pointer at the callback: a call site reached again through the
+/// same path has the same stack depth. Unwinding through LibTorch costs
+/// tens of microseconds, so a key is unwound on its first calls, then on a
+/// random one in ValidateOneIn; a key found with two different stacks (two
+/// sites at the same depth) is unwound on every call from then on.
+constexpr unsigned TrustedAfter = 8;
+constexpr unsigned ValidateOneIn = 64;
+struct CachedStack {
+  uint32_t StackId = 0;
+  unsigned Unwound = 0;
+  bool Ambiguous = false;
+};
+thread_local std::unordered_map<uint64_t, CachedStack> StackCache;
+thread_local uint64_t RandomState = 0x9E3779B97F4A7C15ull;
+
+uint64_t nextRandom() {
+  RandomState ^= RandomState << 13;
+  RandomState ^= RandomState >> 7;
+  RandomState ^= RandomState << 17;
+  return RandomState;
+}
 
 int64_t streamIdOf(const CUpti_CallbackData *Info, CUstream Stream,
                    bool PerThread) {
@@ -161,6 +186,8 @@ int64_t synchronizedStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
   return -1;
 }
 
+bool isRecordedDriverCall(CUpti_CallbackId Id);
+
 uint32_t internLocked(std::unordered_map<std::string, uint32_t> &Ids,
                       std::vector<std::string> &Names, const char *Name) {
   auto [It, Inserted] = Ids.try_emplace(Name, uint32_t(Names.size()));
@@ -173,37 +200,61 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
                         CUpti_CallbackId Id, const void *Data) {
   auto *Info = static_cast<const CUpti_CallbackData *>(Data);
   ThreadCall &T = Current;
+  const bool Driver = Domain == CUPTI_CB_DOMAIN_DRIVER_API;
   if (Info->callbackSite == CUPTI_API_ENTER) {
-    if (T.Depth++ != 0)
+    if (T.Depth == 0 && Driver && !isRecordedDriverCall(Id))
+      return; // a copy API enabled only to see it under a runtime call
+    if (T.Depth++ != 0) {
+      if (T.Recording && Driver &&
+          T.Call.DriverIdCount < ApiCall::MaxDriverIds)
+        T.Call.DriverIds[T.Call.DriverIdCount++] = Info->correlationId;
       return;
+    }
     T.Recording = State->Active.load(std::memory_order_relaxed) &&
                   !State->Finished.load(std::memory_order_relaxed);
     if (!T.Recording)
       return;
+    T.CacheKey = (uint64_t(uintptr_t(__builtin_frame_address(0))) << 16) ^
+                 (uint64_t(Id) << 1) ^ uint64_t(Driver);
+    auto Cached = StackCache.find(T.CacheKey);
+    bool Trusted = Cached != StackCache.end() && !Cached->second.Ambiguous &&
+                   Cached->second.Unwound >= TrustedAfter &&
+                   nextRandom() % ValidateOneIn != 0;
     // Unwind first: while the host unwinds, the device still drains the
     // queue this call will wait for.
-    T.FrameCount = backtrace(T.Frames, MaxFrames);
-    T.Call.DriverDomain = Domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    T.FrameCount = Trusted ? 0 : backtrace(T.Frames, MaxFrames);
+    if (Trusted)
+      T.Call.StackId = Cached->second.StackId;
+    T.Call.DriverIdCount = 0;
+    T.Call.DriverDomain = Driver;
     T.Call.CorrelationId = Info->correlationId;
     T.Call.StreamId = synchronizedStream(Domain, Id, Info);
     T.Call.ApiNameId = 0;
     T.Call.EnterNs = timestampNs();
     return;
   }
+  if (T.Depth == 0)
+    return; // see above: not recorded
   if (--T.Depth != 0 || !T.Recording)
     return;
   T.Recording = false;
   T.Call.ExitNs = timestampNs();
-  // The collector's own frame and CUPTI's are the same for every call;
-  // keep them, they cost nothing to hash.
-  std::string Key(reinterpret_cast<const char *>(T.Frames),
-                  sizeof(void *) * size_t(T.FrameCount));
   std::lock_guard<std::mutex> Guard(State->Lock);
-  auto [It, Inserted] =
-      State->StackIds.try_emplace(std::move(Key), uint32_t(State->Stacks.size()));
-  if (Inserted)
-    State->Stacks.emplace_back(T.Frames, T.Frames + T.FrameCount);
-  T.Call.StackId = It->second;
+  if (T.FrameCount > 0) {
+    std::string Key(reinterpret_cast<const char *>(T.Frames),
+                    sizeof(void *) * size_t(T.FrameCount));
+    auto [It, Inserted] = State->StackIds.try_emplace(
+        std::move(Key), uint32_t(State->Stacks.size()));
+    if (Inserted)
+      State->Stacks.emplace_back(T.Frames, T.Frames + T.FrameCount);
+    T.Call.StackId = It->second;
+    auto [Entry, New] = StackCache.try_emplace(T.CacheKey);
+    if (!New && Entry->second.StackId != T.Call.StackId)
+      Entry->second.Ambiguous = true;
+    Entry->second.StackId = T.Call.StackId;
+    ++Entry->second.Unwound;
+    ++State->UnwoundCalls;
+  }
   T.Call.ApiNameId =
       internLocked(State->ApiNameIds, State->ApiNames, Info->functionName);
   State->Calls.push_back(T.Call);
@@ -232,7 +283,7 @@ const CUpti_CallbackId RuntimeCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020,
 };
 
-const CUpti_CallbackId DriverCalls[] = {
+const CUpti_CallbackId RecordedDriverCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
     CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
@@ -251,6 +302,34 @@ const CUpti_CallbackId DriverCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
 };
+
+/// Every driver copy: a runtime copy calls one of them, and the device's
+/// copy record carries that driver call's correlation id.
+const CUpti_CallbackId DriverCopyCalls[] = {
+#define COPY(Name) CUPTI_DRIVER_TRACE_CBID_##Name,
+    COPY(cuMemcpy) COPY(cuMemcpy_v2) COPY(cuMemcpy_ptds) COPY(cuMemcpyAsync)
+    COPY(cuMemcpyAsync_ptsz) COPY(cuMemcpyDtoH_v2) COPY(cuMemcpyDtoH_v2_ptds)
+    COPY(cuMemcpyHtoD_v2) COPY(cuMemcpyHtoD_v2_ptds) COPY(cuMemcpyDtoD_v2)
+    COPY(cuMemcpyDtoD_v2_ptds) COPY(cuMemcpyDtoHAsync_v2)
+    COPY(cuMemcpyDtoHAsync_v2_ptsz) COPY(cuMemcpyHtoDAsync_v2)
+    COPY(cuMemcpyHtoDAsync_v2_ptsz) COPY(cuMemcpyDtoDAsync_v2)
+    COPY(cuMemcpyDtoDAsync_v2_ptsz) COPY(cuMemcpy2D_v2) COPY(cuMemcpy2D_v2_ptds)
+    COPY(cuMemcpy2DAsync_v2) COPY(cuMemcpy2DAsync_v2_ptsz)
+    COPY(cuMemcpy2DUnaligned_v2) COPY(cuMemcpy2DUnaligned_v2_ptds)
+    COPY(cuMemcpy3D_v2) COPY(cuMemcpy3D_v2_ptds) COPY(cuMemcpy3DAsync_v2)
+    COPY(cuMemcpy3DAsync_v2_ptsz) COPY(cuMemcpyPeer) COPY(cuMemcpyPeer_ptds)
+    COPY(cuMemcpyPeerAsync) COPY(cuMemcpyPeerAsync_ptsz)
+    COPY(cuMemcpyBatchAsync) COPY(cuMemcpyBatchAsync_ptsz)
+    COPY(cuMemcpyBatchAsync_v2) COPY(cuMemcpyBatchAsync_v2_ptsz)
+#undef COPY
+};
+
+bool isRecordedDriverCall(CUpti_CallbackId Id) {
+  for (CUpti_CallbackId Recorded : RecordedDriverCalls)
+    if (Recorded == Id)
+      return true;
+  return false;
+}
 
 // --- activity records ----------------------------------------------------------
 
@@ -389,6 +468,8 @@ void writeReport() {
   Report.set("window", std::move(Window));
   Report.set("droppedActivityRecords",
              (unsigned long long)State->DroppedRecords);
+  Report.set("recordedCalls", (unsigned long long)Input.Calls.size());
+  Report.set("unwoundCalls", (unsigned long long)State->UnwoundCalls);
   xferbench::JsonValue Summary = summarize(Input);
   for (const char *Key : {"tracedMicroseconds", "gpuBusyMicroseconds",
                           "gpuIdleMicroseconds", "sites"})
@@ -444,10 +525,16 @@ bool start() {
     if (!XFER_CUPTI_CHECK(cuptiEnableCallback(1, Subscriber,
                                               CUPTI_CB_DOMAIN_RUNTIME_API, Id)))
       return false;
-  for (CUpti_CallbackId Id : DriverCalls)
-    if (!XFER_CUPTI_CHECK(cuptiEnableCallback(1, Subscriber,
-                                              CUPTI_CB_DOMAIN_DRIVER_API, Id)))
-      return false;
+  for (const auto &List : {std::vector<CUpti_CallbackId>(
+                               std::begin(RecordedDriverCalls),
+                               std::end(RecordedDriverCalls)),
+                           std::vector<CUpti_CallbackId>(
+                               std::begin(DriverCopyCalls),
+                               std::end(DriverCopyCalls))})
+    for (CUpti_CallbackId Id : List)
+      if (!XFER_CUPTI_CHECK(cuptiEnableCallback(
+              1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id)))
+        return false;
   if (!XFER_CUPTI_CHECK(
           cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted)))
     return false;

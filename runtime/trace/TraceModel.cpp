@@ -31,6 +31,10 @@ struct SiteTotals {
   std::map<std::string, std::pair<uint64_t, uint64_t>> Paths;
 };
 
+uint64_t estimatedSavingNs(const SiteTotals &T) {
+  return std::min(T.BlockedNs, T.IdleNs + T.CopyDeviceNs);
+}
+
 std::vector<BusyInterval> mergeBusy(std::vector<BusyInterval> Busy) {
   std::sort(Busy.begin(), Busy.end(),
             [](const BusyInterval &A, const BusyInterval &B) {
@@ -60,33 +64,44 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
   const TraceWindow &Window = Input.Window;
   std::vector<BusyInterval> Merged = mergeBusy(Input.Busy);
 
-  // Gap I lies between Merged[I] and Merged[I + 1]; charge it to the last
-  // call returning inside it.
-  std::vector<const ApiCall *> GapOwner(Merged.empty() ? 0 : Merged.size() - 1,
-                                        nullptr);
+  // Calls in the window that returned while the device was idle, by entry.
+  std::vector<const ApiCall *> Blocking;
   for (const ApiCall &Call : Input.Calls) {
     if (Call.EnterNs < Window.StartNs || Call.EnterNs > Window.EndNs)
       continue;
     auto After = std::upper_bound(
         Merged.begin(), Merged.end(), Call.ExitNs,
         [](uint64_t T, const BusyInterval &I) { return T < I.StartNs; });
-    if (After == Merged.begin() || After == Merged.end())
-      continue; // before the first work, or after the last
-    const BusyInterval &Before = *(After - 1);
-    if (Call.ExitNs < Before.EndNs)
+    if (After != Merged.begin() && Call.ExitNs < (After - 1)->EndNs)
       continue; // returned while the device was still busy
-    const ApiCall *&Owner = GapOwner[size_t(After - Merged.begin()) - 1];
-    if (!Owner || Owner->ExitNs <= Call.ExitNs)
-      Owner = &Call;
+    Blocking.push_back(&Call);
   }
+  std::sort(Blocking.begin(), Blocking.end(),
+            [](const ApiCall *A, const ApiCall *B) {
+              return A->EnterNs < B->EnterNs;
+            });
+  // Each stretch of a gap goes to the blocking call entered last before it.
   std::map<const ApiCall *, uint64_t> IdleByCall;
   uint64_t WindowIdleNs = 0, WindowBusyNs = 0;
+  size_t Next = 0; // first blocking call entered after the current time
   for (size_t I = 0; I + 1 < Merged.size(); ++I) {
-    uint64_t Start = Merged[I].EndNs, End = Merged[I + 1].StartNs;
-    if (Start >= Window.StartNs && End <= Window.EndNs)
-      WindowIdleNs += End - Start;
-    if (GapOwner[I])
-      IdleByCall[GapOwner[I]] += End - Start;
+    uint64_t Start = std::max(Merged[I].EndNs, Window.StartNs);
+    uint64_t End = std::min(Merged[I + 1].StartNs, Window.EndNs);
+    if (End <= Start)
+      continue;
+    WindowIdleNs += End - Start;
+    while (Next < Blocking.size() && Blocking[Next]->EnterNs <= Start)
+      ++Next;
+    uint64_t From = Start;
+    const ApiCall *Owner = Next > 0 ? Blocking[Next - 1] : nullptr;
+    while (Next < Blocking.size() && Blocking[Next]->EnterNs < End) {
+      if (Owner)
+        IdleByCall[Owner] += Blocking[Next]->EnterNs - From;
+      From = Blocking[Next]->EnterNs;
+      Owner = Blocking[Next++];
+    }
+    if (Owner)
+      IdleByCall[Owner] += End - From;
   }
   for (const BusyInterval &I : Merged) {
     uint64_t Start = std::max(I.StartNs, Window.StartNs);
@@ -110,10 +125,20 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
       Totals.IdleNs += Idle->second;
     if (Call.StreamId >= 0)
       Totals.Streams.insert(Call.StreamId);
-    const auto &Copies = Call.DriverDomain ? Input.DriverCopies : Input.RuntimeCopies;
-    auto Range = Copies.equal_range(Call.CorrelationId);
-    for (auto It = Range.first; It != Range.second; ++It) {
-      const DeviceCopy &Copy = It->second;
+    std::vector<const DeviceCopy *> Made;
+    auto Collect = [&](const std::multimap<uint32_t, DeviceCopy> &Copies,
+                       uint32_t Id) {
+      auto Range = Copies.equal_range(Id);
+      for (auto It = Range.first; It != Range.second; ++It)
+        if (std::find(Made.begin(), Made.end(), &It->second) == Made.end())
+          Made.push_back(&It->second);
+    };
+    Collect(Call.DriverDomain ? Input.DriverCopies : Input.RuntimeCopies,
+            Call.CorrelationId);
+    for (int I = 0; I < Call.DriverIdCount; ++I)
+      Collect(Input.DriverCopies, Call.DriverIds[I]);
+    for (const DeviceCopy *CopyPtr : Made) {
+      const DeviceCopy &Copy = *CopyPtr;
       Totals.Bytes += Copy.Bytes;
       Totals.CopyDeviceNs += Copy.EndNs - Copy.StartNs;
       Totals.Pageable |= Copy.HostPageable;
@@ -131,12 +156,12 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
   std::vector<const SiteTotals *> Ordered;
   for (const auto &Entry : Sites)
     Ordered.push_back(&Entry.second);
-  // Costliest first: what the device lost, then what the host waited.
+  // Costliest first: the estimated saving, then what the host waited.
   std::stable_sort(Ordered.begin(), Ordered.end(),
                    [](const SiteTotals *A, const SiteTotals *B) {
-                     return std::make_tuple(A->IdleNs + A->CopyDeviceNs,
+                     return std::make_tuple(estimatedSavingNs(*A),
                                             A->BlockedNs) >
-                            std::make_tuple(B->IdleNs + B->CopyDeviceNs,
+                            std::make_tuple(estimatedSavingNs(*B),
                                             B->BlockedNs);
                    });
 
@@ -172,6 +197,7 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     Entry.set("blockedMicroseconds", toUs(Totals->BlockedNs));
     Entry.set("gpuIdleMicroseconds", toUs(Totals->IdleNs));
     Entry.set("copyDeviceMicroseconds", toUs(Totals->CopyDeviceNs));
+    Entry.set("estimatedSavingMicroseconds", toUs(estimatedSavingNs(*Totals)));
     xferbench::JsonValue Paths = xferbench::JsonValue::array();
     for (const auto &[Path, Figures] : Totals->Paths) {
       xferbench::JsonValue P = xferbench::JsonValue::object();

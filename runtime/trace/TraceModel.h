@@ -31,6 +31,11 @@ struct ApiCall {
   /// CUPTI correlation id of the call in its domain.
   uint32_t CorrelationId = 0;
   bool DriverDomain = false;
+  /// Correlation ids of the driver copies a runtime call made: device copy
+  /// records carry the driver call's id.
+  static constexpr int MaxDriverIds = 4;
+  uint32_t DriverIds[MaxDriverIds] = {};
+  uint8_t DriverIdCount = 0;
   uint64_t EnterNs = 0;
   uint64_t ExitNs = 0;
   /// Stream synchronized, or -1 (device-wide or not a stream call).
@@ -83,10 +88,17 @@ struct TraceInput {
 /// per user call site, calls, bytes, host time blocked, GPU idle time that
 /// followed, host memory kind, streams and API paths, costliest first.
 ///
-/// GPU idle: the device's busy intervals (all streams) are merged; each gap
-/// between them that ends with new work is charged to the last recorded
-/// call that returned inside it, since that call's return is what the next
-/// work waited for.
+/// GPU idle: the device's busy intervals (all streams) are merged. A call
+/// that returns while the device is idle blocked the host on it; every gap
+/// (or the part of it) after such a call entered and before the next one
+/// entered is charged to it: the device ran dry because the host waited
+/// there, and stays dry until the host queues work again.
+///
+/// Estimated saving of fixing a site: min(host time blocked, GPU idle
+/// charged + device time of its copies). A loop iteration takes about
+/// max(host time, GPU time); a call that blocks makes it host + wait, so
+/// removing it saves the wait, but no more than the time the device was
+/// idle because of it.
 xferbench::JsonValue summarize(const TraceInput &Input);
 
 } // namespace xfertrace
