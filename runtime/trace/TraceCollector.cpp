@@ -72,6 +72,7 @@ struct CollectorState {
   std::multimap<uint32_t, DeviceCopy> DriverCopies;
   size_t DroppedRecords = 0;
   uint64_t UnwoundCalls = 0;
+  uint64_t AmbiguousKeys = 0;
 };
 
 // Never destroyed: the exit handler may run after static destructors.
@@ -249,8 +250,11 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
       State->Stacks.emplace_back(T.Frames, T.Frames + T.FrameCount);
     T.Call.StackId = It->second;
     auto [Entry, New] = StackCache.try_emplace(T.CacheKey);
-    if (!New && Entry->second.StackId != T.Call.StackId)
+    if (!New && Entry->second.StackId != T.Call.StackId &&
+        !Entry->second.Ambiguous) {
       Entry->second.Ambiguous = true;
+      ++State->AmbiguousKeys;
+    }
     Entry->second.StackId = T.Call.StackId;
     ++Entry->second.Unwound;
     ++State->UnwoundCalls;
@@ -470,6 +474,7 @@ void writeReport() {
              (unsigned long long)State->DroppedRecords);
   Report.set("recordedCalls", (unsigned long long)Input.Calls.size());
   Report.set("unwoundCalls", (unsigned long long)State->UnwoundCalls);
+  Report.set("ambiguousStackKeys", (unsigned long long)State->AmbiguousKeys);
   xferbench::JsonValue Summary = summarize(Input);
   for (const char *Key : {"tracedMicroseconds", "gpuBusyMicroseconds",
                           "gpuIdleMicroseconds", "sites"})

@@ -64,18 +64,24 @@ main() {
     read -r kind name <<<"$entry"
     local exe=$cuda; [[ $kind == torch ]] && exe=$torch
     step "$kind $name: untraced, traced, measured"
-    local start end
-    start=$EPOCHREALTIME
-    "$exe" "$name" trace "$TRACE_ROUNDS" "$ITERATIONS" | sed "s/^{/{\"traced\": false, \"wallS\": WALL, /" >"$OUT_DIR/tmp.json"
-    end=$EPOCHREALTIME
-    sed "s/WALL/$(awk "BEGIN{print $end - $start}")/" "$OUT_DIR/tmp.json" | tee -a "$OUT_DIR/overhead.jsonl"
-    start=$EPOCHREALTIME
-    "$trace" --output="$OUT_DIR/$kind-$name.trace.json" -- "$exe" "$name" trace "$TRACE_ROUNDS" "$ITERATIONS" |
-      sed "s/^{/{\"traced\": true, \"wallS\": WALL, /" >"$OUT_DIR/tmp.json"
-    rc=${PIPESTATUS[0]}
-    end=$EPOCHREALTIME
-    sed "s/WALL/$(awk "BEGIN{print $end - $start}")/" "$OUT_DIR/tmp.json" | tee -a "$OUT_DIR/overhead.jsonl"
-    [[ $rc == 0 ]] || { echo "!!! traced run exited with $rc"; status=1; }
+    # Untraced and traced runs alternate, three of each: the overhead is the
+    # ratio of their median loop times.
+    local run start end
+    for run in 1 2 3; do
+      start=$EPOCHREALTIME
+      "$exe" "$name" trace "$TRACE_ROUNDS" "$ITERATIONS" >"$OUT_DIR/tmp.json"
+      end=$EPOCHREALTIME
+      sed "s/^{/{\"traced\": false, \"wallS\": $(awk "BEGIN{print $end - $start}"), /" \
+        "$OUT_DIR/tmp.json" | tee -a "$OUT_DIR/overhead.jsonl"
+      start=$EPOCHREALTIME
+      "$trace" --output="$OUT_DIR/$kind-$name.trace.json" -- "$exe" "$name" trace "$TRACE_ROUNDS" "$ITERATIONS" \
+        >"$OUT_DIR/tmp.json"
+      rc=$?
+      end=$EPOCHREALTIME
+      sed "s/^{/{\"traced\": true, \"wallS\": $(awk "BEGIN{print $end - $start}"), /" \
+        "$OUT_DIR/tmp.json" | tee -a "$OUT_DIR/overhead.jsonl"
+      [[ $rc == 0 ]] || { echo "!!! traced run exited with $rc"; status=1; }
+    done
     "$exe" "$name" measure "$ROUNDS" "$ITERATIONS" | tee "$OUT_DIR/$kind-$name.measure.jsonl"
   done
   rm -f "$OUT_DIR/tmp.json"
@@ -89,6 +95,9 @@ main() {
   step "table"
   python3 "$ROOT/runtime/trace/evidence/evidence_table.py" "$OUT_DIR" "$ROOT/runtime/trace/evidence" |
     tee "$OUT_DIR/table.txt" || status=1
+  # Few files come back from a remote run: one archive of the traces and
+  # measurements as well.
+  (cd "$OUT_DIR" && tar -czf evidence.tar.gz ./*.json ./*.jsonl table.txt)
   step "done (status $status)"
   return $status
 }

@@ -2,8 +2,8 @@
 """Prints the evidence table of run-trace-evidence.sh.
 
 Per hazard site (a line marked "// site: <name>" in the evidence sources):
-the trace's cost per call (GPU idle time that followed the site's calls,
-plus the device time of its copies, divided by its calls) against the
+the trace's estimated saving per call (min(host time blocked, GPU idle
+charged to the site + device time of its copies), divided by its calls) against the
 saving measured by fixing that site alone (median per-iteration time of
 the hazard variant minus that of the fixed one, interleaved rounds). A
 saving is above the jitter when it exceeds half the p10-p90 spread of both
@@ -55,7 +55,7 @@ def main():
                       if s["file"] and os.path.basename(s["file"]) == sources[kind]
                       and s["line"] in wanted]
             calls = max([s["calls"] for s in traced] or [0])
-            cost = sum(s["gpuIdleMicroseconds"] + s["copyDeviceMicroseconds"] for s in traced)
+            cost = sum(s["estimatedSavingMicroseconds"] for s in traced)
             blocked = sum(s["blockedMicroseconds"] for s in traced)
             per_call = cost / calls if calls else None
             saving = hazard["medianUs"] - v["medianUs"]
@@ -84,18 +84,22 @@ def main():
 
     print("\n%-16s %14s %14s %9s %10s %10s" % (
         "program", "untraced us/it", "traced us/it", "overhead", "wall s", "traced s"))
+    print("(medians of 3 alternating runs each; loop time inside the program, and the process's wall time)")
     runs = {}
     with open(os.path.join(out, "overhead.jsonl")) as f:
         for line in f:
             if line.startswith("{"):
                 r = json.loads(line)
-                runs.setdefault(r["program"], {})[r["traced"]] = r
+                runs.setdefault(r["program"], {}).setdefault(r["traced"], []).append(r)
+    median = lambda values: sorted(values)[len(values) // 2]
     for program, r in runs.items():
         if False in r and True in r:
-            u, t = r[False], r[True]
+            u = median([x["perIterationUs"] for x in r[False]])
+            t = median([x["perIterationUs"] for x in r[True]])
             print("%-16s %14.2f %14.2f %8.1f%% %10.2f %10.2f" % (
-                program, u["perIterationUs"], t["perIterationUs"],
-                (t["perIterationUs"] / u["perIterationUs"] - 1) * 100, u["wallS"], t["wallS"]))
+                program, u, t, (t / u - 1) * 100,
+                median([x["wallS"] for x in r[False]]),
+                median([x["wallS"] for x in r[True]])))
 
 
 if __name__ == "__main__":
