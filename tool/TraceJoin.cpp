@@ -365,9 +365,11 @@ TraceJoin joinTrace(const Trace &T, std::vector<Finding> &Findings,
         BestFile = Common;
         Analysed = &File;
       }
+    // The estimated saving, not the idle time: in a launch-bound loop the
+    // idle time charged to a rare call (the fixed "every 100" read) is large
+    // but would not go away with it.
     double Share =
-        std::max(percentOf(Site.GpuIdleMicroseconds, T.TracedMicroseconds),
-                 percentOf(Site.BlockedMicroseconds, T.TracedMicroseconds));
+        percentOf(Site.EstimatedSavingMicroseconds, T.TracedMicroseconds);
     if (Analysed &&
         (Site.Calls >= RecallGapMinCalls || Share >= RecallGapMinPercent)) {
       Join.Unreported.push_back(&Site);

@@ -67,8 +67,9 @@ struct TraceJoin {
 };
 
 /// Whether a runtime site is a hazard worth listing when no check reported
-/// it: called at least this often, or costing at least this share of the
-/// traced time. One-time calls (setup, the fixed "every 100" read) are not.
+/// it: called at least this often, or with an estimated saving of at least
+/// this share of the traced time. One-time calls (setup, the fixed "every
+/// 100" read) are not.
 constexpr uint64_t RecallGapMinCalls = 100;
 constexpr double RecallGapMinPercent = 1.0;
 
