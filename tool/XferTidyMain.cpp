@@ -17,6 +17,7 @@
 #include "Findings.h"
 #include "OutputFormats.h"
 #include "ReportFilters.h"
+#include "TraceJoin.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -155,6 +156,12 @@ cl::opt<std::string> CostModelFile(
     cl::desc("Cost model (from xfer-bench --output) whose measurements the "
              "warnings cite, or the name of one shipped with xfer-tidy "
              "(nvidia-h200); default: the measured model built in"),
+    cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> TraceFile(
+    "trace",
+    cl::desc("trace.json written by xfer-trace: adds what each finding "
+             "measured in the traced program, ranks findings by it, and lists "
+             "runtime hazards no check reported and findings never executed"),
     cl::value_desc("file"), cl::cat(XferCategory));
 cl::opt<std::string> ResourceDir(
     "resource-dir", cl::desc("Clang 19 resource directory (builtin headers)"),
@@ -535,6 +542,14 @@ int main(int argc, const char **argv) {
       return inputError(toString(Model.takeError()));
   }
 
+  std::optional<xfer::Trace> Trace;
+  if (!TraceFile.empty()) {
+    Expected<xfer::Trace> Loaded = xfer::loadTrace(TraceFile);
+    if (!Loaded)
+      return inputError(toString(Loaded.takeError()));
+    Trace = std::move(*Loaded);
+  }
+
   xfer::RunOptions Options;
   if (!CostModelFile.empty())
     Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
@@ -781,6 +796,9 @@ int main(int argc, const char **argv) {
   }
   std::vector<xfer::Finding> Findings =
       xfer::toFindings(Result.Diagnostics, Resolver);
+  std::optional<xfer::TraceJoin> Joined;
+  if (Trace)
+    Joined = xfer::joinTrace(*Trace, Findings, AbsoluteFiles);
   if (!WriteBaselineFile.empty())
     if (Error Err = xfer::Baseline::write(WriteBaselineFile, Current, Resolver))
       return inputError("cannot write " + WriteBaselineFile + ": " +
@@ -806,19 +824,28 @@ int main(int argc, const char **argv) {
       bool Colors = useColor(Color, OutputFile.empty() && OS.is_displayed());
       OS.enable_colors(Colors);
       xfer::writeText(OS, Findings, Resolver, Colors);
+      if (Joined)
+        xfer::writeTraceText(OS, *Trace, *Joined, Findings);
       break;
     }
-    case xfer::OutputFormat::Json:
-      xfer::writeJson(OS, xfer::toJson(Findings));
+    case xfer::OutputFormat::Json: {
+      llvm::json::Value Report = xfer::toJson(Findings);
+      if (Joined)
+        xfer::addTraceToJson(Report, *Trace, *Joined, Findings);
+      xfer::writeJson(OS, Report);
       OS << '\n';
       break;
+    }
     case xfer::OutputFormat::Sarif: {
       xfer::SarifOptions Sarif;
       Sarif.Root = SarifRoot.empty() ? std::string(".") : SarifRoot.getValue();
       Sarif.EnabledChecks = Result.EnabledChecks;
       Sarif.ConfigurationWarnings = ConfigurationWarnings;
       Sarif.ExecutionErrors = RunErrors;
-      xfer::writeJson(OS, xfer::toSarif(Findings, Resolver, Sarif));
+      llvm::json::Value Log = xfer::toSarif(Findings, Resolver, Sarif);
+      if (Joined)
+        xfer::addTraceToSarif(Log, *Trace, *Joined, Findings);
+      xfer::writeJson(OS, Log);
       OS << '\n';
       break;
     }

@@ -1,0 +1,106 @@
+//===- TraceModel.h - What the collector records and how it adds up -*- C++ -*-===//
+//
+// Part of xfer-tidy. Host-only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The collector records raw facts while the program runs (API calls that
+// block or copy, with the stack they came from, and the device's busy
+// intervals) and turns them into per-site figures once, at exit. Keeping the
+// arithmetic here, away from CUPTI, lets it be read and tested without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XFER_TRACE_TRACEMODEL_H
+#define XFER_TRACE_TRACEMODEL_H
+
+#include "benchcore/JsonValue.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace xfertrace {
+
+/// One host call of a blocking or copying CUDA API, outermost only (a
+/// driver call made inside a runtime call is not recorded again).
+struct ApiCall {
+  uint32_t StackId = 0;
+  uint32_t ApiNameId = 0;
+  /// CUPTI correlation id of the call in its domain.
+  uint32_t CorrelationId = 0;
+  bool DriverDomain = false;
+  /// Correlation ids of the driver copies a runtime call made: device copy
+  /// records carry the driver call's id.
+  static constexpr int MaxDriverIds = 4;
+  uint32_t DriverIds[MaxDriverIds] = {};
+  uint8_t DriverIdCount = 0;
+  uint64_t EnterNs = 0;
+  uint64_t ExitNs = 0;
+  /// Stream synchronized, or -1 (device-wide or not a stream call).
+  int64_t StreamId = -1;
+};
+
+/// A copy the device executed, from CUPTI's memcpy activity records.
+struct DeviceCopy {
+  uint64_t Bytes = 0;
+  uint64_t StartNs = 0;
+  uint64_t EndNs = 0;
+  uint32_t StreamId = 0;
+  bool HostPageable = false;
+  bool HostPinned = false;
+};
+
+struct BusyInterval {
+  uint64_t StartNs = 0;
+  uint64_t EndNs = 0;
+};
+
+/// Where a recorded stack comes from: the first frame in the user's code
+/// (file empty when none has line information) and the API path, e.g.
+/// "cudaStreamSynchronize under at::Tensor::item<float>".
+struct ResolvedSite {
+  std::string File;
+  unsigned Line = 0;
+  std::string Function;
+  /// The outermost library function the user's code called, if any.
+  std::string CalledFunction;
+};
+
+struct TraceWindow {
+  uint64_t StartNs = 0;
+  uint64_t EndNs = 0;
+};
+
+struct TraceInput {
+  std::vector<ApiCall> Calls;
+  std::vector<std::string> ApiNames;
+  std::vector<ResolvedSite> Stacks; ///< indexed by ApiCall::StackId
+  std::vector<BusyInterval> Busy;   ///< kernels, copies and sets
+  /// Copies by the correlation id of the API call that issued them.
+  std::multimap<uint32_t, DeviceCopy> RuntimeCopies;
+  std::multimap<uint32_t, DeviceCopy> DriverCopies;
+  TraceWindow Window;
+};
+
+/// The "sites" array and totals of trace.json (schema in README.md):
+/// per user call site, calls, bytes, host time blocked, GPU idle time that
+/// followed, host memory kind, streams and API paths, costliest first.
+///
+/// GPU idle: the device's busy intervals (all streams) are merged. A call
+/// that returns while the device is idle blocked the host on it; every gap
+/// (or the part of it) after such a call entered and before the next one
+/// entered is charged to it: the device ran dry because the host waited
+/// there, and stays dry until the host queues work again.
+///
+/// Estimated saving of fixing a site: min(host time blocked, GPU idle
+/// charged + device time of its copies). A loop iteration takes about
+/// max(host time, GPU time); a call that blocks makes it host + wait, so
+/// removing it saves the wait, but no more than the time the device was
+/// idle because of it.
+xferbench::JsonValue summarize(const TraceInput &Input);
+
+} // namespace xfertrace
+
+#endif // XFER_TRACE_TRACEMODEL_H

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Prints the evidence table of run-trace-evidence.sh.
+
+Per hazard site (a line marked "// site: <name>" in the evidence sources):
+the trace's estimated saving per call (min(host time blocked, GPU idle
+charged to the site + device time of its copies), divided by its calls) against the
+saving measured by fixing that site alone (median per-iteration time of
+the hazard variant minus that of the fixed one, interleaved rounds). A
+saving is above the jitter when it exceeds half the p10-p90 spread of both
+variants. Then the traced-vs-untraced loop time per program.
+
+usage: evidence_table.py <results dir> <evidence source dir>
+"""
+import json
+import os
+import re
+import sys
+
+
+def site_lines(source):
+    lines = {}
+    with open(source) as f:
+        for number, text in enumerate(f, 1):
+            m = re.search(r"// site: ([\w-]+)", text)
+            if m:
+                lines.setdefault(m.group(1), []).append(number)
+    return lines
+
+
+def main():
+    out, src = sys.argv[1], sys.argv[2]
+    sources = {"cuda": "CudaHazards.cu", "torch": "TorchHazards.cpp"}
+    rows = []
+    for name in sorted(os.listdir(out)):
+        if not name.endswith(".measure.jsonl"):
+            continue
+        program = name[: -len(".measure.jsonl")]
+        kind = program.split("-")[0]
+        variants = {}
+        with open(os.path.join(out, name)) as f:
+            for line in f:
+                if line.startswith("{"):
+                    v = json.loads(line)
+                    variants[v["variant"]] = v
+        trace_path = os.path.join(out, program + ".trace.json")
+        trace = json.load(open(trace_path)) if os.path.exists(trace_path) else {"sites": []}
+        lines = site_lines(os.path.join(src, sources[kind]))
+        hazard = variants.get("hazard")
+        for variant, v in variants.items():
+            if not variant.startswith("fix:") or not hazard:
+                continue
+            site = variant[4:]
+            wanted = set(lines.get(site, []))
+            traced = [s for s in trace["sites"]
+                      if s["file"] and os.path.basename(s["file"]) == sources[kind]
+                      and s["line"] in wanted]
+            calls = max([s["calls"] for s in traced] or [0])
+            cost = sum(s["estimatedSavingMicroseconds"] for s in traced)
+            blocked = sum(s["blockedMicroseconds"] for s in traced)
+            per_call = cost / calls if calls else None
+            saving = hazard["medianUs"] - v["medianUs"]
+            # A fix that keeps 1 call in 100 saves 99% of the calls.
+            jitter = max(hazard["p90Us"] - hazard["p10Us"], v["p90Us"] - v["p10Us"]) / 2
+            rows.append((program, site, calls, blocked / calls if calls else None,
+                         per_call, saving, jitter,
+                         ";".join(p["path"] for s in traced for p in s["apiPaths"])))
+    print("%-16s %-9s %7s %11s %12s %14s %8s %8s  %s" % (
+        "program", "site", "calls", "blocked/us", "trace/us", "saving/us", "jitter", "error", "API path"))
+    within = above = 0
+    for program, site, calls, blocked, per_call, saving, jitter, paths in rows:
+        if per_call is None:
+            error = "no site"
+        elif saving > jitter:
+            above += 1
+            e = (per_call - saving) / saving * 100
+            within += abs(e) <= 15
+            error = "%+.0f%%" % e
+        else:
+            error = "jitter"
+        print("%-16s %-9s %7d %11s %12s %14.1f %8.1f %8s  %s" % (
+            program, site, calls, "%.1f" % blocked if blocked is not None else "-",
+            "%.1f" % per_call if per_call is not None else "-", saving, jitter, error, paths))
+    print("\nsites above jitter: %d, within +-15%%: %d" % (above, within))
+
+    print("\n%-16s %14s %14s %9s %10s %10s" % (
+        "program", "untraced us/it", "traced us/it", "overhead", "wall s", "traced s"))
+    print("(medians of 3 alternating runs each; loop time inside the program, and the process's wall time)")
+    runs = {}
+    with open(os.path.join(out, "overhead.jsonl")) as f:
+        for line in f:
+            if line.startswith("{"):
+                r = json.loads(line)
+                runs.setdefault(r["program"], {}).setdefault(r["traced"], []).append(r)
+    median = lambda values: sorted(values)[len(values) // 2]
+    for program, r in runs.items():
+        if False in r and True in r:
+            u = median([x["perIterationUs"] for x in r[False]])
+            t = median([x["perIterationUs"] for x in r[True]])
+            print("%-16s %14.2f %14.2f %8.1f%% %10.2f %10.2f" % (
+                program, u, t, (t / u - 1) * 100,
+                median([x["wallS"] for x in r[False]]),
+                median([x["wallS"] for x in r[True]])))
+
+
+if __name__ == "__main__":
+    main()
