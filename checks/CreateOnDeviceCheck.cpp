@@ -373,8 +373,10 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
                   constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
                   &Frequency};
   describeOverlap(Query, /*IsLibTorch=*/true);
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
-    diag(WarnLoc, "%0", DiagnosticIDs::Note) << *Cost;
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    diag(WarnLoc, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), WarnLoc, Ctx.getSourceManager());
+  }
 }
 
 } // namespace clang::tidy::xfer

@@ -286,10 +286,12 @@ void PageableAsyncCopyCheck::citeCost(const CallExpr *Call, bool IntoHost,
                   IntoHost ? "cuda.memcpy_async_d2h.pinned_return"
                            : "cuda.memcpy_async_h2d.pinned_return",
                   Bytes, /*BlocksHost=*/false, &Frequency};
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
-    diag(Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc()), "%0",
-         DiagnosticIDs::Note)
-        << *Cost;
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    SourceLocation Loc =
+        Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc());
+    diag(Loc, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), Loc, Ctx.getSourceManager());
+  }
 }
 
 void PageableAsyncCopyCheck::notePageableOrigin(const PlacementFact &Fact,

@@ -766,7 +766,7 @@ int main(int argc, const char **argv) {
   {
     std::vector<tidy::ClangTidyError> Reported;
     for (tidy::ClangTidyError &E : Result.Diagnostics) {
-      xfer::Finding F = xfer::toFindings({E}, Resolver).front();
+      xfer::Finding F = xfer::toFindings({E}, Resolver, &Result.CostNotes).front();
       if (!xfer::passesLineFilter(F, Filter))
         continue;
       if (Accepted && Accepted->consume(F, Resolver)) {
@@ -780,7 +780,7 @@ int main(int argc, const char **argv) {
     Result.Diagnostics = std::move(Reported);
   }
   std::vector<xfer::Finding> Findings =
-      xfer::toFindings(Result.Diagnostics, Resolver);
+      xfer::toFindings(Result.Diagnostics, Resolver, &Result.CostNotes);
   if (!WriteBaselineFile.empty())
     if (Error Err = xfer::Baseline::write(WriteBaselineFile, Current, Resolver))
       return inputError("cannot write " + WriteBaselineFile + ": " +

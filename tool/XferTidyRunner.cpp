@@ -235,7 +235,11 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
   XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
   RunResult Result;
   Result.EnabledChecks = Factory.checkNames();
-  Tool.run(&Factory);
+  {
+    clang::tidy::xfer::CostNoteTable::RecordingScope Recording(
+        Result.CostNotes);
+    Tool.run(&Factory);
+  }
   Result.Diagnostics = DiagConsumer.take();
   for (const ClangTidyError &Error : Result.Diagnostics)
     if (Error.DiagLevel == ClangTidyError::Error &&
@@ -345,6 +349,7 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
       Merged.FilesWithErrors.push_back(std::move(File));
     if (Merged.EnabledChecks.empty())
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
+    Merged.CostNotes.merge(std::move(Part.CostNotes));
   }
   return Merged;
 }

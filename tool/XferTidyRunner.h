@@ -10,6 +10,7 @@
 #ifndef XFER_TIDY_TOOL_XFERTIDYRUNNER_H
 #define XFER_TIDY_TOOL_XFERTIDYRUNNER_H
 
+#include "cost/CostNote.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -68,6 +69,8 @@ struct RunResult {
   std::vector<std::string> FilesWithErrors;
   /// Names of the checks that were enabled.
   std::vector<std::string> EnabledChecks;
+  /// The figures of the cost notes among the diagnostics' notes.
+  clang::tidy::xfer::CostNoteTable CostNotes;
 };
 
 /// The clang-tidy options every file starts from (checks "-*,xfer-*",
