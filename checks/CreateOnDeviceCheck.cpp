@@ -369,7 +369,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         << Frequency.Loops.front().Kind;
   // The host-side creation and the copy (pageable, so blocking), less
   // creating on the device.
-  CostQuery Query{"torch.factory_then_to_cuda", "torch.factory_on_device",
+  CostQuery Query{patterns::TorchFactoryThenToCuda, patterns::TorchFactoryOnDevice,
                   constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
                   &Frequency};
   describeOverlap(Query, /*IsLibTorch=*/true);

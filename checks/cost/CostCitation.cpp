@@ -110,18 +110,18 @@ double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
   LaunchCounter Counter(Ctx);
   Counter.TraverseStmt(const_cast<Stmt *>(loopBody(Loop)));
   double Us = 0;
-  if (std::optional<CostPoint> Dispatch = Model.latency("torch.op_dispatch"))
+  if (std::optional<CostPoint> Dispatch = Model.latency(patterns::TorchOpDispatch))
     Us += Counter.TorchOps * Dispatch->MedianUs;
-  if (std::optional<CostPoint> Launch = Model.latency("cuda.kernel_launch"))
+  if (std::optional<CostPoint> Launch = Model.latency(patterns::CudaKernelLaunch))
     Us += Counter.KernelLaunches * Launch->MedianUs;
   return Us;
 }
 
 void describeOverlap(CostQuery &Query, bool IsLibTorch) {
   Query.OverlapGrid = IsLibTorch
-                          ? llvm::StringRef("loop.sync_overlap.launch_first")
+                          ? llvm::StringRef(patterns::LoopSyncOverlapLaunchFirst)
                           : llvm::StringRef(CostModel::DefaultOverlapGrid);
-  Query.RefillPattern = IsLibTorch ? "torch.op_dispatch" : "";
+  Query.RefillPattern = IsLibTorch ? patterns::TorchOpDispatch : "";
 }
 
 std::optional<CostNote> estimateCost(const CostQuery &Query,
@@ -167,15 +167,15 @@ std::optional<CostNote> estimateCost(const CostQuery &Query,
 std::optional<CostNote>
 estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
                      const CostModel &Model) {
-  std::optional<CostPoint> Eager = Model.latency("cuda.graph.eager_per_kernel");
+  std::optional<CostPoint> Eager = Model.latency(patterns::CudaGraphEagerPerKernel);
   std::optional<CostPoint> Replay =
-      Model.latency("cuda.graph.replay_per_kernel");
+      Model.latency(patterns::CudaGraphReplayPerKernel);
   if (!Eager || !Replay)
     return std::nullopt;
   CostNote Saving;
   Saving.Kind = CostNote::Form::LaunchSaving;
-  Saving.PatternId = "cuda.graph.eager_per_kernel";
-  Saving.FixPatternId = "cuda.graph.replay_per_kernel";
+  Saving.PatternId = patterns::CudaGraphEagerPerKernel;
+  Saving.FixPatternId = patterns::CudaGraphReplayPerKernel;
   Saving.PerCallUs = std::max(0.0, Eager->MedianUs - Replay->MedianUs);
   Saving.LaunchesPerIteration = Launches;
   Saving.Executions = Iteration.totalExecutions();
