@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cost/CostModel.h"
+#include "cost/CostCitation.h"
 #include "CheckConfiguration.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
@@ -511,11 +511,14 @@ int main(int argc, const char **argv) {
   if (InstallGitHook)
     return installGitHook(argv[0]);
 
+  // --config and the cost model are read here, once: an error ends the run
+  // before any analysis, and what was read is passed down.
+  xfer::RunOptions Options;
   if (!Config.empty()) {
-    ErrorOr<tidy::ClangTidyOptions> Parsed =
-        tidy::parseConfiguration(MemoryBufferRef(Config, "--config"));
+    Expected<tidy::ClangTidyOptions> Parsed = xfer::parseConfigOption(Config);
     if (!Parsed)
-      return inputError("invalid --config: " + Parsed.getError().message());
+      return inputError(toString(Parsed.takeError()));
+    Options.Config = std::move(*Parsed);
   }
 
   // A name rather than a file: a model shipped with xfer-tidy.
@@ -533,14 +536,13 @@ int main(int argc, const char **argv) {
         clang::tidy::xfer::CostModel::loadFile(CostModelFile);
     if (!Model)
       return inputError(toString(Model.takeError()));
+    // The checks cite this model by its path without reading it again.
+    clang::tidy::xfer::shareCostModel(CostModelFile, std::move(*Model));
+    Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   }
 
-  xfer::RunOptions Options;
-  if (!CostModelFile.empty())
-    Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   Options.Checks = Checks;
   Options.WarningsAsErrors = WarningsAsErrors;
-  Options.Config = Config;
   Options.ExtraArgs = ExtraArgs;
   Options.ExtraArgsBefore = ExtraArgsBefore;
   Options.ResourceDir = ResourceDir;

@@ -164,13 +164,9 @@ makeOptionsProvider(const RunOptions &Options,
     Override.WarningsAsErrors = Options.WarningsAsErrors;
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
-  if (!Options.Config.empty()) {
-    llvm::ErrorOr<ClangTidyOptions> Parsed =
-        parseConfiguration(llvm::MemoryBufferRef(Options.Config, "--config"));
-    if (Parsed)
-      return std::make_unique<ConfigOptionsProvider>(Global, Defaults, *Parsed,
-                                                     Override, FS);
-  }
+  if (Options.Config)
+    return std::make_unique<ConfigOptionsProvider>(Global, Defaults,
+                                                   *Options.Config, Override, FS);
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
@@ -253,6 +249,16 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
 }
 
 } // namespace
+
+llvm::Expected<ClangTidyOptions> parseConfigOption(llvm::StringRef Text) {
+  llvm::ErrorOr<ClangTidyOptions> Parsed =
+      parseConfiguration(llvm::MemoryBufferRef(Text, "--config"));
+  if (!Parsed)
+    return llvm::createStringError(Parsed.getError(),
+                                   "invalid --config: " +
+                                       Parsed.getError().message());
+  return std::move(*Parsed);
+}
 
 ClangTidyOptions defaultXferOptions(llvm::StringRef HeaderFilter) {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();

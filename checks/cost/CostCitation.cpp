@@ -55,11 +55,21 @@ private:
   llvm::DenseSet<const FunctionDecl *> Visiting;
 };
 
-/// Models shared by all checks and threads, loaded once per path.
+/// Models shared by all checks and threads, read once per path.
+struct SharedModels {
+  std::mutex Lock;
+  llvm::StringMap<std::unique_ptr<CostModel>> Models;
+  llvm::StringMap<std::string> Problems;
+
+  static SharedModels &instance() {
+    static SharedModels Shared;
+    return Shared;
+  }
+};
+
 const CostModel *loadShared(llvm::StringRef Path, std::string &Problem) {
-  static std::mutex Lock;
-  static llvm::StringMap<std::unique_ptr<CostModel>> Models;
-  static llvm::StringMap<std::string> Problems;
+  SharedModels &Shared = SharedModels::instance();
+  auto &[Lock, Models, Problems] = Shared;
   std::lock_guard<std::mutex> Guard(Lock);
   if (auto It = Models.find(Path); It != Models.end())
     return It->second.get();
@@ -79,6 +89,13 @@ const CostModel *loadShared(llvm::StringRef Path, std::string &Problem) {
 }
 
 } // namespace
+
+void shareCostModel(llvm::StringRef Path, CostModel Model) {
+  SharedModels &Shared = SharedModels::instance();
+  std::lock_guard<std::mutex> Guard(Shared.Lock);
+  Shared.Problems.erase(Path);
+  Shared.Models[Path] = std::make_unique<CostModel>(std::move(Model));
+}
 
 std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
                                              const ASTContext &Ctx) {

@@ -95,6 +95,13 @@ std::optional<CostNote> estimateLaunchSaving(uint64_t Launches,
 void recordCostNote(const CostNote &Note, llvm::StringRef Check,
                     SourceLocation Loc, const SourceManager &SM);
 
+/// Makes \p Model the model that the `CostModel` option \p Path names, for
+/// every check of the process. xfer-tidy reads the model once, before any
+/// check runs, so that a model it cannot read is one error of the command;
+/// the checks (and the clang-tidy plugin, which shares nothing) read a path
+/// they were not given a model for on first use.
+void shareCostModel(llvm::StringRef Path, CostModel Model);
+
 /// The check options that select the model: `CostModel` (a file; empty for
 /// the built-in model) and `CostNotes` (false turns the notes off). Both
 /// may be set globally for all xfer-* checks.
