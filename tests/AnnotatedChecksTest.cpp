@@ -61,7 +61,8 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
   if (!Source->Config.empty()) {
     llvm::Expected<clang::tidy::ClangTidyOptions> Config =
         parseConfigOption(Source->Config);
-    ASSERT_TRUE(static_cast<bool>(Config)) << llvm::toString(Config.takeError());
+    ASSERT_TRUE(static_cast<bool>(Config))
+        << llvm::toString(Config.takeError());
     Options.Config = std::move(*Config);
   }
   Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;

@@ -64,7 +64,8 @@ protected:
         Config.empty() ? "{CheckOptions: {xfer-create-on-device."
                          "ReportOneTimeCreations: true}}"
                        : Config);
-    EXPECT_TRUE(static_cast<bool>(Parsed)) << llvm::toString(Parsed.takeError());
+    EXPECT_TRUE(static_cast<bool>(Parsed))
+        << llvm::toString(Parsed.takeError());
     if (Parsed)
       Options.Config = std::move(*Parsed);
     Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;

@@ -55,8 +55,7 @@ TEST(OutputFormatsTest, JsonNumbersAsWritten) {
 
 /// The property \p Key of \p Properties, written as the JSON report writes
 /// it.
-std::string written(const llvm::json::Object &Properties,
-                    llvm::StringRef Key) {
+std::string written(const llvm::json::Object &Properties, llvm::StringRef Key) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   writeJson(OS, *Properties.get(Key));
@@ -101,15 +100,17 @@ TEST(OutputFormatsTest, CostNoteRoundTrip) {
   llvm::json::Value Json = toJson({F});
   const llvm::json::Object *Reported =
       (*Json.getAsObject()->getArray("findings"))[0].getAsObject();
-  EXPECT_EQ(llvm::json::Value(Properties), *Reported->get("properties"));
+  EXPECT_EQ(llvm::json::Value(llvm::json::Object(Properties)),
+            *Reported->get("properties"));
 
   PositionResolver Resolver;
   llvm::json::Value Sarif = toSarif({F}, Resolver, SarifOptions{});
   const llvm::json::Object *Result =
       (*(*Sarif.getAsObject()->getArray("runs"))[0].getAsObject()->getArray(
-           "results"))[0]
+          "results"))[0]
           .getAsObject();
-  EXPECT_EQ(llvm::json::Value(Properties), *Result->get("properties"));
+  EXPECT_EQ(llvm::json::Value(llvm::json::Object(Properties)),
+            *Result->get("properties"));
 }
 
 // Figures the text leaves out (an overlap below 0.05 µs, a total over one
@@ -122,7 +123,8 @@ TEST(OutputFormatsTest, CostNoteStatesOnlyWhatItWrites) {
   Cost.Executions = 1;
   Cost.MeasuredOn = "X";
   EXPECT_EQ("measured cost: 61.69 µs per call (measured on X)", Cost.text());
-  llvm::json::Object Properties = findingCiting(Cost).Notes[1].Cost->properties();
+  llvm::json::Object Properties =
+      findingCiting(Cost).Notes[1].Cost->properties();
   EXPECT_EQ(2u, Properties.size());
   EXPECT_EQ("61.69", written(Properties, "latencyMicroseconds"));
 
