@@ -369,9 +369,9 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         << Frequency.Loops.front().Kind;
   // The host-side creation and the copy (pageable, so blocking), less
   // creating on the device.
-  CostQuery Query{patterns::TorchFactoryThenToCuda, patterns::TorchFactoryOnDevice,
-                  constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
-                  &Frequency};
+  CostQuery Query{
+      patterns::TorchFactoryThenToCuda, patterns::TorchFactoryOnDevice,
+      constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true, &Frequency};
   describeOverlap(Query, /*IsLibTorch=*/true);
   if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
     diag(WarnLoc, "%0", DiagnosticIDs::Note) << Cost->text();

@@ -198,10 +198,14 @@ void measureBlockingCopies(BenchSession &Session, Buffers &B) {
 void measureAsyncCopyReturn(BenchSession &Session, Buffers &B) {
   measureCopyVariants(
       Session, B,
-      {{xfer::patterns::CudaMemcpyAsyncH2DPageableReturn, cudaMemcpyHostToDevice, false},
-       {xfer::patterns::CudaMemcpyAsyncH2DPinnedReturn, cudaMemcpyHostToDevice, true},
-       {xfer::patterns::CudaMemcpyAsyncD2HPageableReturn, cudaMemcpyDeviceToHost, false},
-       {xfer::patterns::CudaMemcpyAsyncD2HPinnedReturn, cudaMemcpyDeviceToHost, true}},
+      {{xfer::patterns::CudaMemcpyAsyncH2DPageableReturn,
+        cudaMemcpyHostToDevice, false},
+       {xfer::patterns::CudaMemcpyAsyncH2DPinnedReturn, cudaMemcpyHostToDevice,
+        true},
+       {xfer::patterns::CudaMemcpyAsyncD2HPageableReturn,
+        cudaMemcpyDeviceToHost, false},
+       {xfer::patterns::CudaMemcpyAsyncD2HPinnedReturn, cudaMemcpyDeviceToHost,
+        true}},
       /*ReportsBandwidth=*/false,
       [](const CopyVariant &V) {
         return std::string("host time for cudaMemcpyAsync ") +
@@ -539,13 +543,14 @@ struct OverlapGridSpec {
   HostWork Order;
 };
 constexpr OverlapGridSpec OverlapGrids[] = {
-    {xfer::patterns::LoopSyncOverlap, LoopSync::StreamSynchronize, HostWork::BeforeLaunch},
+    {xfer::patterns::LoopSyncOverlap, LoopSync::StreamSynchronize,
+     HostWork::BeforeLaunch},
     {xfer::patterns::LoopSyncOverlapMemcpyD2H4B, LoopSync::ReadbackMemcpy,
      HostWork::BeforeLaunch},
     {xfer::patterns::LoopSyncOverlapLaunchFirst, LoopSync::StreamSynchronize,
      HostWork::AfterLaunch},
-    {xfer::patterns::LoopSyncOverlapMemcpyD2H4BLaunchFirst, LoopSync::ReadbackMemcpy,
-     HostWork::AfterLaunch},
+    {xfer::patterns::LoopSyncOverlapMemcpyD2H4BLaunchFirst,
+     LoopSync::ReadbackMemcpy, HostWork::AfterLaunch},
 };
 
 OverlapGrid describeGrid(const OverlapGridSpec &Spec,

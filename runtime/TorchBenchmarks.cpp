@@ -85,8 +85,8 @@ void measureSyncingOps(BenchSession &Session) {
       return nowUs() - Start;
     });
     Session.record(unsizedPattern(
-        xfer::patterns::TorchItem, "t.item<float>() of a 1-element CUDA tensor, idle device",
-        S));
+        xfer::patterns::TorchItem,
+        "t.item<float>() of a 1-element CUDA tensor, idle device", S));
   }
   if (Session.wants("torch.item.after_op")) {
     torch::Tensor Scalar = torch::ones({1}, torch::kCUDA);
@@ -240,8 +240,8 @@ void measureCopies(BenchSession &Session) {
           ? std::vector<int64_t>{1000, 262144}
           : std::vector<int64_t>{16, 1000, 16384, 262144, 1048576, 8388608};
   for (bool OnDevice : {false, true}) {
-    const char *Id =
-        OnDevice ? xfer::patterns::TorchFactoryOnDevice : xfer::patterns::TorchFactoryThenToCuda;
+    const char *Id = OnDevice ? xfer::patterns::TorchFactoryOnDevice
+                              : xfer::patterns::TorchFactoryThenToCuda;
     if (!Session.wants(Id))
       continue;
     LatencyPattern Pattern;

@@ -138,9 +138,8 @@ toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
       FindingNote N{Resolver.resolve(Note.FilePath, Note.FileOffset),
                     Note.Message, std::nullopt};
       if (CostNotes)
-        if (const clang::tidy::xfer::CostNote *Cost =
-                CostNotes->find(F.CheckName, Note.FilePath, Note.FileOffset,
-                                Note.Message))
+        if (const clang::tidy::xfer::CostNote *Cost = CostNotes->find(
+                F.CheckName, Note.FilePath, Note.FileOffset, Note.Message))
           N.Cost = *Cost;
       F.Notes.push_back(std::move(N));
     }

@@ -3,8 +3,8 @@
 #ifndef XFER_TIDY_TOOL_FINDINGS_H
 #define XFER_TIDY_TOOL_FINDINGS_H
 
-#include "cost/CostNote.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "cost/CostNote.h"
 #include "llvm/ADT/StringMap.h"
 #include <optional>
 #include <string>

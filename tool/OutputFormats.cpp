@@ -118,8 +118,8 @@ const FindingNote *costNote(const Finding &F) {
       return &Note;
   // A note made without its figures is known by its wording.
   for (const FindingNote &Note : F.Notes)
-    if (llvm::StringRef(Note.Message).starts_with(
-            clang::tidy::xfer::CostNote::TextPrefix))
+    if (llvm::StringRef(Note.Message)
+            .starts_with(clang::tidy::xfer::CostNote::TextPrefix))
       return &Note;
   return nullptr;
 }

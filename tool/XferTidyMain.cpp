@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cost/CostCitation.h"
 #include "CheckConfiguration.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
@@ -19,6 +18,7 @@
 #include "ReportFilters.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
+#include "cost/CostCitation.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -30,10 +30,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/WithColor.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
 
@@ -768,7 +768,8 @@ int main(int argc, const char **argv) {
   {
     std::vector<tidy::ClangTidyError> Reported;
     for (tidy::ClangTidyError &E : Result.Diagnostics) {
-      xfer::Finding F = xfer::toFindings({E}, Resolver, &Result.CostNotes).front();
+      xfer::Finding F =
+          xfer::toFindings({E}, Resolver, &Result.CostNotes).front();
       if (!xfer::passesLineFilter(F, Filter))
         continue;
       if (Accepted && Accepted->consume(F, Resolver)) {

@@ -165,8 +165,8 @@ makeOptionsProvider(const RunOptions &Options,
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
   if (Options.Config)
-    return std::make_unique<ConfigOptionsProvider>(Global, Defaults,
-                                                   *Options.Config, Override, FS);
+    return std::make_unique<ConfigOptionsProvider>(
+        Global, Defaults, *Options.Config, Override, FS);
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
@@ -254,9 +254,8 @@ llvm::Expected<ClangTidyOptions> parseConfigOption(llvm::StringRef Text) {
   llvm::ErrorOr<ClangTidyOptions> Parsed =
       parseConfiguration(llvm::MemoryBufferRef(Text, "--config"));
   if (!Parsed)
-    return llvm::createStringError(Parsed.getError(),
-                                   "invalid --config: " +
-                                       Parsed.getError().message());
+    return llvm::createStringError(
+        Parsed.getError(), "invalid --config: " + Parsed.getError().message());
   return std::move(*Parsed);
 }
 

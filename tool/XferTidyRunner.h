@@ -10,9 +10,9 @@
 #ifndef XFER_TIDY_TOOL_XFERTIDYRUNNER_H
 #define XFER_TIDY_TOOL_XFERTIDYRUNNER_H
 
-#include "cost/CostNote.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
+#include "cost/CostNote.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"

@@ -127,17 +127,19 @@ double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
   LaunchCounter Counter(Ctx);
   Counter.TraverseStmt(const_cast<Stmt *>(loopBody(Loop)));
   double Us = 0;
-  if (std::optional<CostPoint> Dispatch = Model.latency(patterns::TorchOpDispatch))
+  if (std::optional<CostPoint> Dispatch =
+          Model.latency(patterns::TorchOpDispatch))
     Us += Counter.TorchOps * Dispatch->MedianUs;
-  if (std::optional<CostPoint> Launch = Model.latency(patterns::CudaKernelLaunch))
+  if (std::optional<CostPoint> Launch =
+          Model.latency(patterns::CudaKernelLaunch))
     Us += Counter.KernelLaunches * Launch->MedianUs;
   return Us;
 }
 
 void describeOverlap(CostQuery &Query, bool IsLibTorch) {
-  Query.OverlapGrid = IsLibTorch
-                          ? llvm::StringRef(patterns::LoopSyncOverlapLaunchFirst)
-                          : llvm::StringRef(CostModel::DefaultOverlapGrid);
+  Query.OverlapGrid =
+      IsLibTorch ? llvm::StringRef(patterns::LoopSyncOverlapLaunchFirst)
+                 : llvm::StringRef(CostModel::DefaultOverlapGrid);
   Query.RefillPattern = IsLibTorch ? patterns::TorchOpDispatch : "";
 }
 
@@ -184,7 +186,8 @@ std::optional<CostNote> estimateCost(const CostQuery &Query,
 std::optional<CostNote>
 estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
                      const CostModel &Model) {
-  std::optional<CostPoint> Eager = Model.latency(patterns::CudaGraphEagerPerKernel);
+  std::optional<CostPoint> Eager =
+      Model.latency(patterns::CudaGraphEagerPerKernel);
   std::optional<CostPoint> Replay =
       Model.latency(patterns::CudaGraphReplayPerKernel);
   if (!Eager || !Replay)

@@ -24,10 +24,10 @@
 #ifndef XFER_TIDY_CHECKS_COST_COSTCITATION_H
 #define XFER_TIDY_CHECKS_COST_COSTCITATION_H
 
-#include "cost/CostModel.h"
-#include "cost/CostNote.h"
 #include "analysis/LoopContext.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "cost/CostModel.h"
+#include "cost/CostNote.h"
 #include <optional>
 #include <string>
 
@@ -86,9 +86,9 @@ std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
 /// \p Launches of an iteration, times the iterations of a loop whose body
 /// runs as \p Iteration says (when all trip counts are constants); nullopt
 /// when the model lacks the graph patterns.
-std::optional<CostNote> estimateLaunchSaving(uint64_t Launches,
-                                             const ExecutionFrequency &Iteration,
-                                             const CostModel &Model);
+std::optional<CostNote>
+estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
+                     const CostModel &Model);
 
 /// Records \p Note, which \p Check emitted at \p Loc, in the table of the
 /// current recording scope, if any (see CostNoteTable).
@@ -118,9 +118,9 @@ public:
 
   /// The note for a launch-bound loop (see estimateLaunchSaving), or
   /// nullopt.
-  std::optional<CostNote>
-  launchSavingNote(uint64_t Launches, const ExecutionFrequency &Iteration,
-                   const ClangTidyCheck &Check);
+  std::optional<CostNote> launchSavingNote(uint64_t Launches,
+                                           const ExecutionFrequency &Iteration,
+                                           const ClangTidyCheck &Check);
 
 private:
   /// The model to cite, or null (notes off, no model, unreadable file).

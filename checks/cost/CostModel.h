@@ -17,11 +17,11 @@
 #ifndef XFER_TIDY_CHECKS_COST_COSTMODEL_H
 #define XFER_TIDY_CHECKS_COST_COSTMODEL_H
 
+#include "xfer/CostPatterns.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
-#include "xfer/CostPatterns.h"
 
 #include <cstdint>
 #include <optional>

@@ -119,8 +119,8 @@ void CostNoteTable::add(llvm::StringRef Check, llvm::StringRef File,
   Notes[Key(Check.str(), File.str(), Offset)].push_back(std::move(Note));
 }
 
-const CostNote *CostNoteTable::find(llvm::StringRef Check,
-                                    llvm::StringRef File, unsigned Offset,
+const CostNote *CostNoteTable::find(llvm::StringRef Check, llvm::StringRef File,
+                                    unsigned Offset,
                                     llvm::StringRef Message) const {
   auto It = Notes.find(Key(Check.str(), File.str(), Offset));
   if (It == Notes.end())
