@@ -369,12 +369,14 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         << Frequency.Loops.front().Kind;
   // The host-side creation and the copy (pageable, so blocking), less
   // creating on the device.
-  CostQuery Query{"torch.factory_then_to_cuda", "torch.factory_on_device",
-                  constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true,
-                  &Frequency};
+  CostQuery Query{
+      patterns::TorchFactoryThenToCuda, patterns::TorchFactoryOnDevice,
+      constantFactoryBytes(Factory, Ctx), /*BlocksHost=*/true, &Frequency};
   describeOverlap(Query, /*IsLibTorch=*/true);
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
-    diag(WarnLoc, "%0", DiagnosticIDs::Note) << *Cost;
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    diag(WarnLoc, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), WarnLoc, Ctx.getSourceManager());
+  }
 }
 
 } // namespace clang::tidy::xfer

@@ -190,22 +190,6 @@ Side pointerSide(Placement P) {
   return Side::Unknown; // managed memory works either way
 }
 
-llvm::StringRef memcpyKindName(MemcpyDirection D) {
-  switch (D) {
-  case MemcpyDirection::HostToHost:
-    return "cudaMemcpyHostToHost";
-  case MemcpyDirection::HostToDevice:
-    return "cudaMemcpyHostToDevice";
-  case MemcpyDirection::DeviceToHost:
-    return "cudaMemcpyDeviceToHost";
-  case MemcpyDirection::DeviceToDevice:
-    return "cudaMemcpyDeviceToDevice";
-  case MemcpyDirection::Default:
-    return "cudaMemcpyDefault";
-  }
-  llvm_unreachable("unknown direction");
-}
-
 MemcpyDirection directionOf(bool SrcOnDevice, bool DstOnDevice) {
   if (SrcOnDevice)
     return DstOnDevice ? MemcpyDirection::DeviceToDevice

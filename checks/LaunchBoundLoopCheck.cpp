@@ -217,9 +217,11 @@ void LaunchBoundLoopCheck::report(const Stmt *Loop, const Verdict &V,
   if (V.Kind == Verdict::Blocked)
     noteBlocker(*Work.Blocker);
   ExecutionFrequency Iteration = Capture->frequency(loopBody(Loop));
-  if (std::optional<std::string> Cost =
-          Costs.launchSavingNote(Work.launches(), Iteration, *this))
-    diag(Loop->getBeginLoc(), "%0", DiagnosticIDs::Note) << *Cost;
+  if (std::optional<CostNote> Cost =
+          Costs.launchSavingNote(Work.launches(), Iteration, *this)) {
+    diag(Loop->getBeginLoc(), "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), Loop->getBeginLoc(), Ctx.getSourceManager());
+  }
 }
 
 void LaunchBoundLoopCheck::noteLaunches(const IterationWork &Work,

@@ -215,8 +215,10 @@ void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
   CostQuery Query{H.CostPattern, "", H.Bytes, /*BlocksHost=*/true,
                   &Frequency};
   describeOverlap(Query, H.IsLibTorch);
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
-    diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << *Cost;
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), Call->getExprLoc(), Ctx.getSourceManager());
+  }
 }
 
 void LoopHazardCheck::noteCallChain(const HazardPath &Path) {

@@ -281,15 +281,17 @@ void PageableAsyncCopyCheck::citeCost(const CallExpr *Call, bool IntoHost,
                                       std::optional<uint64_t> Bytes,
                                       ASTContext &Ctx) {
   ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
-  CostQuery Query{IntoHost ? "cuda.memcpy_async_d2h.pageable_return"
-                           : "cuda.memcpy_async_h2d.pageable_return",
-                  IntoHost ? "cuda.memcpy_async_d2h.pinned_return"
-                           : "cuda.memcpy_async_h2d.pinned_return",
+  CostQuery Query{IntoHost ? patterns::CudaMemcpyAsyncD2HPageableReturn
+                           : patterns::CudaMemcpyAsyncH2DPageableReturn,
+                  IntoHost ? patterns::CudaMemcpyAsyncD2HPinnedReturn
+                           : patterns::CudaMemcpyAsyncH2DPinnedReturn,
                   Bytes, /*BlocksHost=*/false, &Frequency};
-  if (std::optional<std::string> Cost = Costs.note(Query, Ctx, *this))
-    diag(Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc()), "%0",
-         DiagnosticIDs::Note)
-        << *Cost;
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    SourceLocation Loc =
+        Ctx.getSourceManager().getExpansionLoc(Call->getExprLoc());
+    diag(Loc, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), Loc, Ctx.getSourceManager());
+  }
 }
 
 void PageableAsyncCopyCheck::notePageableOrigin(const PlacementFact &Fact,

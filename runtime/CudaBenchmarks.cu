@@ -16,6 +16,7 @@
 #include "benchcore/HostTiming.h"
 #include "benchcore/Sweep.h"
 #include "reference-loops/CudaReadbackLoop.h"
+#include "xfer/CostPatterns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -172,10 +173,10 @@ void measureCopyVariants(BenchSession &Session, Buffers &B,
 void measureBlockingCopies(BenchSession &Session, Buffers &B) {
   measureCopyVariants(
       Session, B,
-      {{"cuda.memcpy_d2h.pageable", cudaMemcpyDeviceToHost, false},
-       {"cuda.memcpy_d2h.pinned", cudaMemcpyDeviceToHost, true},
-       {"cuda.memcpy_h2d.pageable", cudaMemcpyHostToDevice, false},
-       {"cuda.memcpy_h2d.pinned", cudaMemcpyHostToDevice, true}},
+      {{xfer::patterns::CudaMemcpyD2HPageable, cudaMemcpyDeviceToHost, false},
+       {xfer::patterns::CudaMemcpyD2HPinned, cudaMemcpyDeviceToHost, true},
+       {xfer::patterns::CudaMemcpyH2DPageable, cudaMemcpyHostToDevice, false},
+       {xfer::patterns::CudaMemcpyH2DPinned, cudaMemcpyHostToDevice, true}},
       /*ReportsBandwidth=*/true,
       [](const CopyVariant &V) {
         return std::string("blocking cudaMemcpy ") + directionName(V.Kind) +
@@ -197,10 +198,14 @@ void measureBlockingCopies(BenchSession &Session, Buffers &B) {
 void measureAsyncCopyReturn(BenchSession &Session, Buffers &B) {
   measureCopyVariants(
       Session, B,
-      {{"cuda.memcpy_async_h2d.pageable_return", cudaMemcpyHostToDevice, false},
-       {"cuda.memcpy_async_h2d.pinned_return", cudaMemcpyHostToDevice, true},
-       {"cuda.memcpy_async_d2h.pageable_return", cudaMemcpyDeviceToHost, false},
-       {"cuda.memcpy_async_d2h.pinned_return", cudaMemcpyDeviceToHost, true}},
+      {{xfer::patterns::CudaMemcpyAsyncH2DPageableReturn,
+        cudaMemcpyHostToDevice, false},
+       {xfer::patterns::CudaMemcpyAsyncH2DPinnedReturn, cudaMemcpyHostToDevice,
+        true},
+       {xfer::patterns::CudaMemcpyAsyncD2HPageableReturn,
+        cudaMemcpyDeviceToHost, false},
+       {xfer::patterns::CudaMemcpyAsyncD2HPinnedReturn, cudaMemcpyDeviceToHost,
+        true}},
       /*ReportsBandwidth=*/false,
       [](const CopyVariant &V) {
         return std::string("host time for cudaMemcpyAsync ") +
@@ -249,17 +254,17 @@ void measureSyncs(BenchSession &Session, Buffers &B) {
     const char *Description;
   };
   const Variant Variants[] = {
-      {"cuda.device_synchronize", Call::Device, true,
+      {xfer::patterns::CudaDeviceSynchronize, Call::Device, true,
        "cudaDeviceSynchronize right after launching a tiny kernel; host "
        "time of the sync call alone (includes waiting for that kernel)"},
       {"cuda.device_synchronize.idle", Call::Device, false,
        "cudaDeviceSynchronize on an idle device"},
-      {"cuda.stream_synchronize", Call::Stream, true,
+      {xfer::patterns::CudaStreamSynchronize, Call::Stream, true,
        "cudaStreamSynchronize right after launching a tiny kernel on the "
        "stream; host time of the sync call alone"},
       {"cuda.stream_synchronize.idle", Call::Stream, false,
        "cudaStreamSynchronize on an idle stream"},
-      {"cuda.event_synchronize", Call::Event, true,
+      {xfer::patterns::CudaEventSynchronize, Call::Event, true,
        "cudaEventSynchronize on an event recorded right after a tiny "
        "kernel; host time of the sync call alone"},
       {"cuda.event_synchronize.idle", Call::Event, false,
@@ -311,7 +316,7 @@ void measureSyncs(BenchSession &Session, Buffers &B) {
 //===----------------------------------------------------------------------===//
 
 void measureLaunchAndAllocation(BenchSession &Session, Buffers &B) {
-  if (Session.wants("cuda.kernel_launch")) {
+  if (Session.wants(xfer::patterns::CudaKernelLaunch)) {
     constexpr int LaunchesPerSample = 1000;
     SampleSummary S = collectSamples(
         Session.policy(/*BudgetMs=*/300, /*MinReps=*/20, /*MaxReps=*/200,
@@ -326,7 +331,7 @@ void measureLaunchAndAllocation(BenchSession &Session, Buffers &B) {
           return Elapsed / LaunchesPerSample;
         });
     LatencyPattern Pattern;
-    Pattern.Id = "cuda.kernel_launch";
+    Pattern.Id = xfer::patterns::CudaKernelLaunch;
     Pattern.Description = "host time per launch of an empty <<<1,1>>> kernel, "
                           "launched back to back on one stream";
     Pattern.Params = JsonValue::object();
@@ -335,9 +340,9 @@ void measureLaunchAndAllocation(BenchSession &Session, Buffers &B) {
     Session.record(std::move(Pattern));
   }
 
-  if (Session.wants("cuda.malloc_free")) {
+  if (Session.wants(xfer::patterns::CudaMallocFree)) {
     LatencyPattern Pattern;
-    Pattern.Id = "cuda.malloc_free";
+    Pattern.Id = xfer::patterns::CudaMallocFree;
     Pattern.Description = "cudaMalloc followed by cudaFree of the same size; "
                           "host time of the pair";
     Pattern.Sized = true;
@@ -449,10 +454,10 @@ void measureGraphs(BenchSession &Session, Buffers &B) {
          "the same 20 kernels as one cudaGraphLaunch: device-timeline time "
          "per iteration",
          Replay, CudaEventTimer);
-  Record("cuda.graph.eager_per_kernel",
+  Record(xfer::patterns::CudaGraphEagerPerKernel,
          "eager_iteration divided by the kernels per iteration",
          PerKernel(Eager), CudaEventTimer);
-  Record("cuda.graph.replay_per_kernel",
+  Record(xfer::patterns::CudaGraphReplayPerKernel,
          "replay_iteration divided by the kernels per iteration",
          PerKernel(Replay), CudaEventTimer);
   Record("cuda.graph.launch_host",
@@ -538,13 +543,14 @@ struct OverlapGridSpec {
   HostWork Order;
 };
 constexpr OverlapGridSpec OverlapGrids[] = {
-    {"loop.sync_overlap", LoopSync::StreamSynchronize, HostWork::BeforeLaunch},
-    {"loop.sync_overlap.memcpy_d2h_4b", LoopSync::ReadbackMemcpy,
+    {xfer::patterns::LoopSyncOverlap, LoopSync::StreamSynchronize,
      HostWork::BeforeLaunch},
-    {"loop.sync_overlap.launch_first", LoopSync::StreamSynchronize,
+    {xfer::patterns::LoopSyncOverlapMemcpyD2H4B, LoopSync::ReadbackMemcpy,
+     HostWork::BeforeLaunch},
+    {xfer::patterns::LoopSyncOverlapLaunchFirst, LoopSync::StreamSynchronize,
      HostWork::AfterLaunch},
-    {"loop.sync_overlap.memcpy_d2h_4b.launch_first", LoopSync::ReadbackMemcpy,
-     HostWork::AfterLaunch},
+    {xfer::patterns::LoopSyncOverlapMemcpyD2H4BLaunchFirst,
+     LoopSync::ReadbackMemcpy, HostWork::AfterLaunch},
 };
 
 OverlapGrid describeGrid(const OverlapGridSpec &Spec,

@@ -15,6 +15,7 @@
 #include "reference-loops/SeedGraphExample.h"
 #include "reference-loops/SeedTrainingLoop.h"
 #include "reference-loops/TorchInferenceLoop.h"
+#include "xfer/CostPatterns.h"
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -75,7 +76,7 @@ void measureSyncingOps(BenchSession &Session) {
   const RepetitionPolicy Fast = Session.policy(
       /*BudgetMs=*/200, /*MinReps=*/100, /*MaxReps=*/10000, /*Warmup=*/20);
 
-  if (Session.wants("torch.item")) {
+  if (Session.wants(xfer::patterns::TorchItem)) {
     torch::Tensor Scalar = torch::ones({1}, torch::kCUDA);
     syncDevice();
     SampleSummary S = collectSamples(Fast, [&] {
@@ -84,8 +85,8 @@ void measureSyncingOps(BenchSession &Session) {
       return nowUs() - Start;
     });
     Session.record(unsizedPattern(
-        "torch.item", "t.item<float>() of a 1-element CUDA tensor, idle device",
-        S));
+        xfer::patterns::TorchItem,
+        "t.item<float>() of a 1-element CUDA tensor, idle device", S));
   }
   if (Session.wants("torch.item.after_op")) {
     torch::Tensor Scalar = torch::ones({1}, torch::kCUDA);
@@ -102,7 +103,7 @@ void measureSyncingOps(BenchSession &Session) {
         "time of item() alone",
         S));
   }
-  if (Session.wants("torch.nonzero")) {
+  if (Session.wants(xfer::patterns::TorchNonzero)) {
     constexpr int64_t Elements = 1 << 20;
     torch::Tensor Mask = torch::rand({Elements}, torch::kCUDA) > 0.5;
     syncDevice();
@@ -116,12 +117,12 @@ void measureSyncingOps(BenchSession &Session) {
           return Elapsed;
         });
     Session.record(unsizedPattern(
-        "torch.nonzero",
+        xfer::patterns::TorchNonzero,
         "mask.nonzero() of a CUDA bool tensor (reads the count back to size "
         "the result)",
         S, params({{"elements", Elements}})));
   }
-  if (Session.wants("torch.print")) {
+  if (Session.wants(xfer::patterns::TorchPrint)) {
     torch::Tensor Small = torch::randn({4, 4}, torch::kCUDA);
     syncDevice();
     SampleSummary S = collectSamples(
@@ -135,12 +136,12 @@ void measureSyncingOps(BenchSession &Session) {
           return Elapsed;
         });
     Session.record(unsizedPattern(
-        "torch.print",
+        xfer::patterns::TorchPrint,
         "std::ostringstream << t for a 4x4 float CUDA tensor (copies it to "
         "the host, then formats)",
         S, params({{"elements", 16}})));
   }
-  if (Session.wants("torch.op_dispatch")) {
+  if (Session.wants(xfer::patterns::TorchOpDispatch)) {
     constexpr int OpsPerSample = 100;
     torch::Tensor A = torch::randn({16}, torch::kCUDA);
     torch::Tensor B = torch::randn({16}, torch::kCUDA);
@@ -157,7 +158,7 @@ void measureSyncingOps(BenchSession &Session) {
           return Elapsed / OpsPerSample;
         });
     Session.record(unsizedPattern(
-        "torch.op_dispatch",
+        xfer::patterns::TorchOpDispatch,
         "host time to launch one small LibTorch CUDA op (c = a + b, 16 "
         "floats) without waiting for it",
         S,
@@ -182,9 +183,9 @@ RepetitionPolicy copyPolicy(const BenchSession &Session, uint64_t Bytes) {
 }
 
 void measureCopies(BenchSession &Session) {
-  if (Session.wants("torch.cpu")) {
+  if (Session.wants(xfer::patterns::TorchCpu)) {
     LatencyPattern Pattern;
-    Pattern.Id = "torch.cpu";
+    Pattern.Id = xfer::patterns::TorchCpu;
     Pattern.Description = "t.cpu() of a float CUDA tensor (blocking copy into "
                           "a new pageable tensor)";
     Pattern.Sized = true;
@@ -207,9 +208,9 @@ void measureCopies(BenchSession &Session) {
     }
     Session.record(std::move(Pattern));
   }
-  if (Session.wants("torch.to_cuda")) {
+  if (Session.wants(xfer::patterns::TorchToCuda)) {
     LatencyPattern Pattern;
-    Pattern.Id = "torch.to_cuda";
+    Pattern.Id = xfer::patterns::TorchToCuda;
     Pattern.Description = "t.to(torch::kCUDA) of a float CPU tensor in "
                           "pageable memory (returns once the copy is done)";
     Pattern.Sized = true;
@@ -239,8 +240,8 @@ void measureCopies(BenchSession &Session) {
           ? std::vector<int64_t>{1000, 262144}
           : std::vector<int64_t>{16, 1000, 16384, 262144, 1048576, 8388608};
   for (bool OnDevice : {false, true}) {
-    const char *Id =
-        OnDevice ? "torch.factory_on_device" : "torch.factory_then_to_cuda";
+    const char *Id = OnDevice ? xfer::patterns::TorchFactoryOnDevice
+                              : xfer::patterns::TorchFactoryThenToCuda;
     if (!Session.wants(Id))
       continue;
     LatencyPattern Pattern;

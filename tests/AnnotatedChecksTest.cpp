@@ -58,7 +58,13 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
   clang::tooling::FixedCompilationDatabase Database(".", Args);
   RunOptions Options;
   Options.Checks = Source->Checks;
-  Options.Config = Source->Config;
+  if (!Source->Config.empty()) {
+    llvm::Expected<clang::tidy::ClangTidyOptions> Config =
+        parseConfigOption(Source->Config);
+    ASSERT_TRUE(static_cast<bool>(Config))
+        << llvm::toString(Config.takeError());
+    Options.Config = std::move(*Config);
+  }
   Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
   if (Source->CostModel.empty())
     Options.GlobalCheckOptions.emplace_back("CostNotes", "false");

@@ -338,37 +338,23 @@ TEST(CostModelTest, DefaultModelIsCompleteAndMeasured) {
   EXPECT_TRUE(P.Complete);
   EXPECT_FALSE(P.Quick);
 
-  for (const char *Id : {"cuda.device_synchronize",
-                         "cuda.stream_synchronize",
-                         "cuda.event_synchronize",
-                         "cuda.kernel_launch",
-                         "cuda.malloc_free",
-                         "cuda.memcpy_d2h.pageable",
-                         "cuda.memcpy_d2h.pinned",
-                         "cuda.memcpy_h2d.pageable",
-                         "cuda.memcpy_h2d.pinned",
-                         "cuda.memcpy_async_h2d.pageable_return",
-                         "cuda.memcpy_async_h2d.pinned_return",
-                         "cuda.graph.eager_per_kernel",
-                         "cuda.graph.replay_per_kernel",
-                         "torch.item",
-                         "torch.cpu",
-                         "torch.to_cuda",
-                         "torch.factory_then_to_cuda",
-                         "torch.factory_on_device",
-                         "torch.nonzero",
-                         "torch.print",
-                         "torch.op_dispatch"}) {
+  // Every pattern the warnings cite (include/xfer/CostPatterns.def).
+  const char *const LatencyPatterns[] = {
+#define XFER_LATENCY_PATTERN(Identifier, Id) Id,
+#include "xfer/CostPatterns.def"
+  };
+  for (const char *Id : LatencyPatterns) {
     std::optional<CostPoint> Cost = Model->latency(Id, 8000);
     ASSERT_TRUE(Cost) << Id;
     EXPECT_GT(Cost->MedianUs, 0) << Id;
     EXPECT_LE(Cost->P10Us, Cost->MedianUs) << Id;
     EXPECT_GE(Cost->P90Us, Cost->MedianUs) << Id;
   }
-  for (const char *Grid :
-       {"loop.sync_overlap", "loop.sync_overlap.memcpy_d2h_4b",
-        "loop.sync_overlap.launch_first",
-        "loop.sync_overlap.memcpy_d2h_4b.launch_first"}) {
+  const char *const OverlapGrids[] = {
+#define XFER_OVERLAP_GRID(Identifier, Id) Id,
+#include "xfer/CostPatterns.def"
+  };
+  for (const char *Grid : OverlapGrids) {
     std::optional<double> Idle = Model->syncOverlapLossUs(Grid, 0, 0);
     ASSERT_TRUE(Idle) << Grid;
     EXPECT_GT(*Idle, 0) << Grid;

@@ -1,6 +1,9 @@
 //===- CudaCompilationTest.cpp - Tests for CUDA command handling ----------===//
 
 #include "CudaCompilation.h"
+#include "analysis/ApiCatalogue.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/ASTUnit.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -769,6 +772,65 @@ TEST(CudaCompilationTest, ParsesCudaSourceAsHostCode) {
       << "command: " << join(Invocation) << "\n"
       << AllErrors;
   EXPECT_TRUE(Succeeded) << join(Invocation);
+}
+
+// Every row of include/xfer/CudaApis.def is recognised by its name and
+// named back.
+TEST(CudaApiCatalogueTest, KnowsEveryTableRow) {
+  using namespace clang::ast_matchers;
+  using clang::tidy::xfer::CudaApi;
+  using clang::tidy::xfer::MemcpyDirection;
+  struct ApiRow {
+    CudaApi Api;
+    const char *Name;
+  };
+  const ApiRow Apis[] = {
+#define XFER_CUDA_API(Enumerator, Name) {CudaApi::Enumerator, Name},
+#include "xfer/CudaApis.def"
+  };
+  struct KindRow {
+    MemcpyDirection Direction;
+    const char *Name;
+  };
+  const KindRow Kinds[] = {
+#define XFER_CUDA_MEMCPY_KIND(Enumerator, Name)                                \
+  {MemcpyDirection::Enumerator, Name},
+#include "xfer/CudaApis.def"
+  };
+  std::string Code = "enum cudaMemcpyKind {";
+  for (const KindRow &Kind : Kinds)
+    Code += std::string(Kind.Name) + ", ";
+  Code += "};\n";
+  for (const ApiRow &Api : Apis)
+    Code += std::string("int ") + Api.Name + "(...);\n";
+  Code += "void use() {\n";
+  for (const ApiRow &Api : Apis)
+    Code += std::string("  ") + Api.Name + "();\n";
+  for (const KindRow &Kind : Kinds)
+    Code += std::string("  cudaMemcpy(") + Kind.Name + ");\n";
+  Code += "}\n";
+  std::unique_ptr<clang::ASTUnit> AST =
+      clang::tooling::buildASTFromCode(Code, "apis.cpp");
+  ASSERT_TRUE(AST);
+  clang::ASTContext &Ctx = AST->getASTContext();
+  auto Calls = match(callExpr().bind("call"), Ctx);
+  ASSERT_EQ(std::size(Apis) + std::size(Kinds), Calls.size());
+  for (size_t I = 0; I < std::size(Apis); ++I) {
+    const auto *Call = Calls[I].getNodeAs<clang::CallExpr>("call");
+    std::optional<CudaApi> Api = clang::tidy::xfer::identifyCudaCall(Call);
+    ASSERT_TRUE(Api) << Apis[I].Name;
+    EXPECT_EQ(Apis[I].Api, *Api) << Apis[I].Name;
+    EXPECT_EQ(Apis[I].Name, clang::tidy::xfer::cudaApiName(*Api));
+  }
+  for (size_t I = 0; I < std::size(Kinds); ++I) {
+    const auto *Call =
+        Calls[std::size(Apis) + I].getNodeAs<clang::CallExpr>("call");
+    std::optional<MemcpyDirection> Direction =
+        clang::tidy::xfer::evaluateMemcpyKind(Call->getArg(0), Ctx);
+    ASSERT_TRUE(Direction) << Kinds[I].Name;
+    EXPECT_EQ(Kinds[I].Direction, *Direction) << Kinds[I].Name;
+    EXPECT_EQ(Kinds[I].Name, clang::tidy::xfer::memcpyKindName(*Direction));
+  }
 }
 
 } // namespace

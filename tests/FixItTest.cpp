@@ -60,10 +60,14 @@ protected:
     Options.Checks = Checks.str();
     // The bodies create once, outside loops: what is fixed does not depend
     // on how often it runs.
-    Options.Config = Config.empty()
-                         ? "{CheckOptions: {xfer-create-on-device."
-                           "ReportOneTimeCreations: true}}"
-                         : Config.str();
+    llvm::Expected<clang::tidy::ClangTidyOptions> Parsed = parseConfigOption(
+        Config.empty() ? "{CheckOptions: {xfer-create-on-device."
+                         "ReportOneTimeCreations: true}}"
+                       : Config);
+    EXPECT_TRUE(static_cast<bool>(Parsed))
+        << llvm::toString(Parsed.takeError());
+    if (Parsed)
+      Options.Config = std::move(*Parsed);
     Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
     RunResult Result = runChecks(Database, {std::string(Path)}, Options);
     EXPECT_TRUE(Result.FilesWithErrors.empty());

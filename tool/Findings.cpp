@@ -120,7 +120,8 @@ llvm::StringRef PositionResolver::lineText(llvm::StringRef File,
 
 std::vector<Finding>
 toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
-           PositionResolver &Resolver) {
+           PositionResolver &Resolver,
+           const clang::tidy::xfer::CostNoteTable *CostNotes) {
   std::vector<Finding> Findings;
   for (const clang::tidy::ClangTidyError &Error : Errors) {
     Finding F;
@@ -133,9 +134,15 @@ toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
     F.WarningAsError = Error.IsWarningAsError;
     F.Message = Error.Message.Message;
     F.BuildDirectory = Error.BuildDirectory;
-    for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
-      F.Notes.push_back(
-          {Resolver.resolve(Note.FilePath, Note.FileOffset), Note.Message});
+    for (const clang::tooling::DiagnosticMessage &Note : Error.Notes) {
+      FindingNote N{Resolver.resolve(Note.FilePath, Note.FileOffset),
+                    Note.Message, std::nullopt};
+      if (CostNotes)
+        if (const clang::tidy::xfer::CostNote *Cost = CostNotes->find(
+                F.CheckName, Note.FilePath, Note.FileOffset, Note.Message))
+          N.Cost = *Cost;
+      F.Notes.push_back(std::move(N));
+    }
     for (const auto &[File, Replacements] : Error.Message.Fix)
       for (const clang::tooling::Replacement &R : Replacements)
         F.Fixes.push_back(R);

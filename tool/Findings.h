@@ -4,7 +4,9 @@
 #define XFER_TIDY_TOOL_FINDINGS_H
 
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "cost/CostNote.h"
 #include "llvm/ADT/StringMap.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@ struct SourcePosition {
 struct FindingNote {
   SourcePosition Where;
   std::string Message;
+  /// The figures of a cost note, which Message states.
+  std::optional<clang::tidy::xfer::CostNote> Cost;
 };
 
 struct Finding {
@@ -84,10 +88,12 @@ private:
   llvm::StringMap<std::unique_ptr<FileLines>> Files;
 };
 
-/// Converts clang-tidy's errors, sorted by file, line, column and check.
+/// Converts clang-tidy's errors, sorted by file, line, column and check;
+/// the figures of their cost notes are taken from \p CostNotes.
 std::vector<Finding>
 toFindings(const std::vector<clang::tidy::ClangTidyError> &Errors,
-           PositionResolver &Resolver);
+           PositionResolver &Resolver,
+           const clang::tidy::xfer::CostNoteTable *CostNotes = nullptr);
 
 } // namespace xfer
 

@@ -4,7 +4,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/WithColor.h"
 #include <cmath>
 
@@ -84,12 +83,6 @@ void emitJson(llvm::json::OStream &J, const llvm::json::Value &V) {
   }
 }
 
-/// \p Value rounded to \p Digits decimal places.
-double rounded(double Value, int Digits) {
-  double Scale = std::pow(10.0, Digits);
-  return std::round(Value * Scale) / Scale;
-}
-
 /// Escapes the message of a workflow command.
 std::string escapeWorkflowData(llvm::StringRef Text) {
   std::string Escaped;
@@ -121,7 +114,12 @@ std::string escapeWorkflowProperty(llvm::StringRef Text) {
 
 const FindingNote *costNote(const Finding &F) {
   for (const FindingNote &Note : F.Notes)
-    if (llvm::StringRef(Note.Message).starts_with("measured cost: "))
+    if (Note.Cost)
+      return &Note;
+  // A note made without its figures is known by its wording.
+  for (const FindingNote &Note : F.Notes)
+    if (llvm::StringRef(Note.Message)
+            .starts_with(clang::tidy::xfer::CostNote::TextPrefix))
       return &Note;
   return nullptr;
 }
@@ -183,69 +181,11 @@ void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   }
 }
 
-double parseNumber(llvm::StringRef Text) {
-  double Value = 0;
-  Text.getAsDouble(Value);
-  return Value;
-}
-
-double totalMicroseconds(llvm::StringRef Number, llvm::StringRef Unit) {
-  double Scale = Unit == "s" ? 1e6 : Unit == "ms" ? 1e3 : 1.0;
-  return parseNumber(Number) * Scale;
-}
-
 llvm::json::Object costProperties(const Finding &F) {
-  // The cost note's wording is fixed by the checks (docs/cost-model.md):
-  // "measured cost: <latency> µs per call[ + <overlap> µs of lost CPU/GPU
-  // overlap per iteration][, ≈ <total> over <n> executions] (measured on
-  // <device>)", or for xfer-launch-bound-loop "measured cost: <saving> µs
-  // per launch (eager launch minus graph replay) × <launches> launches =
-  // <per iteration> µs per iteration[, ≈ <total> over <n> iterations]
-  // (measured on <device>)".
-  static const llvm::Regex Cost(
-      "^measured cost: ([0-9.]+) µs per call"
-      "( \\+ ([0-9.]+) µs of lost CPU/GPU overlap per iteration)?"
-      "(, ≈ ([0-9.]+) (µs|ms|s) over ([0-9]+) executions)?"
-      " \\(measured on (.*)\\)$");
-  static const llvm::Regex LaunchSaving(
-      "^measured cost: ([0-9.]+) µs per launch \\(eager launch minus graph "
-      "replay\\) × ([0-9]+) launches = ([0-9.]+) µs per iteration"
-      "(, ≈ ([0-9.]+) (µs|ms|s) over ([0-9]+) iterations)?"
-      " \\(measured on (.*)\\)$");
-  llvm::json::Object Properties;
-  for (const FindingNote &Note : F.Notes) {
-    llvm::SmallVector<llvm::StringRef, 9> Groups;
-    if (Cost.match(Note.Message, &Groups)) {
-      Properties["latencyMicroseconds"] = parseNumber(Groups[1]);
-      if (!Groups[3].empty())
-        Properties["overlapLossMicrosecondsPerIteration"] =
-            parseNumber(Groups[3]);
-      if (!Groups[5].empty()) {
-        Properties["totalMicroseconds"] =
-            rounded(totalMicroseconds(Groups[5], Groups[6]), 3);
-        Properties["executions"] =
-            static_cast<int64_t>(parseNumber(Groups[7]));
-      }
-      Properties["measuredOn"] = Groups[8].str();
-      break;
-    }
-    // One iteration is the unit that repeats: its saving is the latency.
-    if (LaunchSaving.match(Note.Message, &Groups)) {
-      Properties["latencyMicroseconds"] = parseNumber(Groups[3]);
-      Properties["savingPerLaunchMicroseconds"] = parseNumber(Groups[1]);
-      Properties["launchesPerIteration"] =
-          static_cast<int64_t>(parseNumber(Groups[2]));
-      if (!Groups[5].empty()) {
-        Properties["totalMicroseconds"] =
-            rounded(totalMicroseconds(Groups[5], Groups[6]), 3);
-        Properties["executions"] =
-            static_cast<int64_t>(parseNumber(Groups[7]));
-      }
-      Properties["measuredOn"] = Groups[8].str();
-      break;
-    }
-  }
-  return Properties;
+  for (const FindingNote &Note : F.Notes)
+    if (Note.Cost)
+      return Note.Cost->properties();
+  return llvm::json::Object();
 }
 
 llvm::json::Value toJson(const std::vector<Finding> &Findings) {

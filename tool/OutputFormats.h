@@ -23,7 +23,9 @@ void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
 void writeGithub(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                  llvm::StringRef Root);
 
-/// The cost note of \p F ("measured cost: ..."), or null.
+/// The cost note of \p F ("measured cost: ..."), or null: the note that
+/// carries cost figures, else one whose text starts as a cost note's (a
+/// note made without its figures).
 const FindingNote *costNote(const Finding &F);
 
 /// {"version": 1, "tool": ..., "findings": [...]}; see README.md.
@@ -64,8 +66,8 @@ std::string checkDocumentationPath(llvm::StringRef Check);
 /// stays 5.18 rather than llvm::json's round-trip 5.1799999999999997.
 void writeJson(llvm::raw_ostream &OS, const llvm::json::Value &Value);
 
-/// The measured figures a cost note states, as JSON properties (empty
-/// object when the finding has no cost note).
+/// The figures of \p F's cost note, as JSON properties (see
+/// CostNote::properties; an empty object when no note carries figures).
 llvm::json::Object costProperties(const Finding &F);
 
 } // namespace xfer

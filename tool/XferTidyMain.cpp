@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cost/CostModel.h"
 #include "CheckConfiguration.h"
 #include "CudaCompilation.h"
 #include "Findings.h"
@@ -20,6 +19,7 @@
 #include "TraceJoin.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
+#include "cost/CostCitation.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -31,10 +31,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/WithColor.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
 
@@ -518,11 +518,14 @@ int main(int argc, const char **argv) {
   if (InstallGitHook)
     return installGitHook(argv[0]);
 
+  // --config and the cost model are read here, once: an error ends the run
+  // before any analysis, and what was read is passed down.
+  xfer::RunOptions Options;
   if (!Config.empty()) {
-    ErrorOr<tidy::ClangTidyOptions> Parsed =
-        tidy::parseConfiguration(MemoryBufferRef(Config, "--config"));
+    Expected<tidy::ClangTidyOptions> Parsed = xfer::parseConfigOption(Config);
     if (!Parsed)
-      return inputError("invalid --config: " + Parsed.getError().message());
+      return inputError(toString(Parsed.takeError()));
+    Options.Config = std::move(*Parsed);
   }
 
   // A name rather than a file: a model shipped with xfer-tidy.
@@ -540,6 +543,9 @@ int main(int argc, const char **argv) {
         clang::tidy::xfer::CostModel::loadFile(CostModelFile);
     if (!Model)
       return inputError(toString(Model.takeError()));
+    // The checks cite this model by its path without reading it again.
+    clang::tidy::xfer::shareCostModel(CostModelFile, std::move(*Model));
+    Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   }
 
   std::optional<xfer::Trace> Trace;
@@ -550,12 +556,8 @@ int main(int argc, const char **argv) {
     Trace = std::move(*Loaded);
   }
 
-  xfer::RunOptions Options;
-  if (!CostModelFile.empty())
-    Options.GlobalCheckOptions.emplace_back("CostModel", CostModelFile);
   Options.Checks = Checks;
   Options.WarningsAsErrors = WarningsAsErrors;
-  Options.Config = Config;
   Options.ExtraArgs = ExtraArgs;
   Options.ExtraArgsBefore = ExtraArgsBefore;
   Options.ResourceDir = ResourceDir;
@@ -781,7 +783,8 @@ int main(int argc, const char **argv) {
   {
     std::vector<tidy::ClangTidyError> Reported;
     for (tidy::ClangTidyError &E : Result.Diagnostics) {
-      xfer::Finding F = xfer::toFindings({E}, Resolver).front();
+      xfer::Finding F =
+          xfer::toFindings({E}, Resolver, &Result.CostNotes).front();
       if (!xfer::passesLineFilter(F, Filter))
         continue;
       if (Accepted && Accepted->consume(F, Resolver)) {
@@ -795,7 +798,7 @@ int main(int argc, const char **argv) {
     Result.Diagnostics = std::move(Reported);
   }
   std::vector<xfer::Finding> Findings =
-      xfer::toFindings(Result.Diagnostics, Resolver);
+      xfer::toFindings(Result.Diagnostics, Resolver, &Result.CostNotes);
   std::optional<xfer::TraceJoin> Joined;
   if (Trace)
     Joined = xfer::joinTrace(*Trace, Findings, AbsoluteFiles);

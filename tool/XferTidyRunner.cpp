@@ -164,13 +164,9 @@ makeOptionsProvider(const RunOptions &Options,
     Override.WarningsAsErrors = Options.WarningsAsErrors;
   for (const auto &[Key, Value] : Options.GlobalCheckOptions)
     Override.CheckOptions[Key] = ClangTidyOptions::ClangTidyValue(Value);
-  if (!Options.Config.empty()) {
-    llvm::ErrorOr<ClangTidyOptions> Parsed =
-        parseConfiguration(llvm::MemoryBufferRef(Options.Config, "--config"));
-    if (Parsed)
-      return std::make_unique<ConfigOptionsProvider>(Global, Defaults, *Parsed,
-                                                     Override, FS);
-  }
+  if (Options.Config)
+    return std::make_unique<ConfigOptionsProvider>(
+        Global, Defaults, *Options.Config, Override, FS);
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
@@ -235,7 +231,11 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
   XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
   RunResult Result;
   Result.EnabledChecks = Factory.checkNames();
-  Tool.run(&Factory);
+  {
+    clang::tidy::xfer::CostNoteTable::RecordingScope Recording(
+        Result.CostNotes);
+    Tool.run(&Factory);
+  }
   Result.Diagnostics = DiagConsumer.take();
   for (const ClangTidyError &Error : Result.Diagnostics)
     if (Error.DiagLevel == ClangTidyError::Error &&
@@ -249,6 +249,15 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
 }
 
 } // namespace
+
+llvm::Expected<ClangTidyOptions> parseConfigOption(llvm::StringRef Text) {
+  llvm::ErrorOr<ClangTidyOptions> Parsed =
+      parseConfiguration(llvm::MemoryBufferRef(Text, "--config"));
+  if (!Parsed)
+    return llvm::createStringError(
+        Parsed.getError(), "invalid --config: " + Parsed.getError().message());
+  return std::move(*Parsed);
+}
 
 ClangTidyOptions defaultXferOptions(llvm::StringRef HeaderFilter) {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
@@ -345,6 +354,7 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
       Merged.FilesWithErrors.push_back(std::move(File));
     if (Merged.EnabledChecks.empty())
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
+    Merged.CostNotes.merge(std::move(Part.CostNotes));
   }
   return Merged;
 }

@@ -12,6 +12,7 @@
 
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
+#include "cost/CostNote.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -28,9 +29,9 @@ struct RunOptions {
   /// Globs of the checks whose findings are errors, appended to the
   /// configuration's WarningsAsErrors (clang-tidy's --warnings-as-errors).
   std::string WarningsAsErrors;
-  /// A YAML/JSON configuration that replaces .clang-tidy lookup, as
-  /// clang-tidy's --config.
-  std::string Config;
+  /// A configuration that replaces .clang-tidy lookup, as clang-tidy's
+  /// --config (see parseConfigOption).
+  std::optional<clang::tidy::ClangTidyOptions> Config;
   /// Check options set for every check, over any configuration
   /// ("CostModel", "CostNotes").
   std::vector<std::pair<std::string, std::string>> GlobalCheckOptions;
@@ -68,7 +69,14 @@ struct RunResult {
   std::vector<std::string> FilesWithErrors;
   /// Names of the checks that were enabled.
   std::vector<std::string> EnabledChecks;
+  /// The figures of the cost notes among the diagnostics' notes.
+  clang::tidy::xfer::CostNoteTable CostNotes;
 };
+
+/// Parses the text of --config (YAML or JSON, as clang-tidy's --config),
+/// once, before anything runs; the error reads "invalid --config: ...".
+llvm::Expected<clang::tidy::ClangTidyOptions>
+parseConfigOption(llvm::StringRef Text);
 
 /// The clang-tidy options every file starts from (checks "-*,xfer-*",
 /// findings shown in headers matching \p HeaderFilter).

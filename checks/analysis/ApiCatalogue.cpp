@@ -305,79 +305,29 @@ std::optional<CudaApi> identifyCudaCall(const CallExpr *Call) {
   if (!Name.starts_with("cuda"))
     return std::nullopt;
   return llvm::StringSwitch<std::optional<CudaApi>>(Name)
-      .Case("cudaDeviceSynchronize", CudaApi::DeviceSynchronize)
-      .Case("cudaThreadSynchronize", CudaApi::ThreadSynchronize)
-      .Case("cudaStreamSynchronize", CudaApi::StreamSynchronize)
-      .Case("cudaEventSynchronize", CudaApi::EventSynchronize)
-      .Case("cudaMalloc", CudaApi::Malloc)
-      .Case("cudaMallocManaged", CudaApi::MallocManaged)
-      .Case("cudaMallocHost", CudaApi::MallocHost)
-      .Case("cudaHostAlloc", CudaApi::HostAlloc)
-      .Case("cudaHostRegister", CudaApi::HostRegister)
-      .Case("cudaFree", CudaApi::Free)
-      .Case("cudaFreeHost", CudaApi::FreeHost)
-      .Case("cudaMemcpy", CudaApi::Memcpy)
-      .Case("cudaMemcpy2D", CudaApi::Memcpy2D)
-      .Case("cudaMemcpy3D", CudaApi::Memcpy3D)
-      .Case("cudaMemcpyFromSymbol", CudaApi::MemcpyFromSymbol)
-      .Case("cudaMemcpyToSymbol", CudaApi::MemcpyToSymbol)
-      .Case("cudaMemcpyPeer", CudaApi::MemcpyPeer)
-      .Case("cudaMemcpyAsync", CudaApi::MemcpyAsync)
-      .Case("cudaMemcpy2DAsync", CudaApi::Memcpy2DAsync)
-      .Case("cudaMemcpy3DAsync", CudaApi::Memcpy3DAsync)
-      .Case("cudaMemcpyPeerAsync", CudaApi::MemcpyPeerAsync)
-      .Case("cudaLaunchKernel", CudaApi::LaunchKernel)
+#define XFER_CUDA_API(Enumerator, Name) .Case(Name, CudaApi::Enumerator)
+#include "xfer/CudaApis.def"
       .Default(std::nullopt);
 }
 
 llvm::StringRef cudaApiName(CudaApi Api) {
   switch (Api) {
-  case CudaApi::DeviceSynchronize:
-    return "cudaDeviceSynchronize";
-  case CudaApi::ThreadSynchronize:
-    return "cudaThreadSynchronize";
-  case CudaApi::StreamSynchronize:
-    return "cudaStreamSynchronize";
-  case CudaApi::EventSynchronize:
-    return "cudaEventSynchronize";
-  case CudaApi::Malloc:
-    return "cudaMalloc";
-  case CudaApi::MallocManaged:
-    return "cudaMallocManaged";
-  case CudaApi::MallocHost:
-    return "cudaMallocHost";
-  case CudaApi::HostAlloc:
-    return "cudaHostAlloc";
-  case CudaApi::HostRegister:
-    return "cudaHostRegister";
-  case CudaApi::Free:
-    return "cudaFree";
-  case CudaApi::FreeHost:
-    return "cudaFreeHost";
-  case CudaApi::Memcpy:
-    return "cudaMemcpy";
-  case CudaApi::Memcpy2D:
-    return "cudaMemcpy2D";
-  case CudaApi::Memcpy3D:
-    return "cudaMemcpy3D";
-  case CudaApi::MemcpyFromSymbol:
-    return "cudaMemcpyFromSymbol";
-  case CudaApi::MemcpyToSymbol:
-    return "cudaMemcpyToSymbol";
-  case CudaApi::MemcpyPeer:
-    return "cudaMemcpyPeer";
-  case CudaApi::MemcpyAsync:
-    return "cudaMemcpyAsync";
-  case CudaApi::Memcpy2DAsync:
-    return "cudaMemcpy2DAsync";
-  case CudaApi::Memcpy3DAsync:
-    return "cudaMemcpy3DAsync";
-  case CudaApi::MemcpyPeerAsync:
-    return "cudaMemcpyPeerAsync";
-  case CudaApi::LaunchKernel:
-    return "cudaLaunchKernel";
+#define XFER_CUDA_API(Enumerator, Name)                                        \
+  case CudaApi::Enumerator:                                                    \
+    return Name;
+#include "xfer/CudaApis.def"
   }
   llvm_unreachable("unknown CUDA API");
+}
+
+llvm::StringRef memcpyKindName(MemcpyDirection Direction) {
+  switch (Direction) {
+#define XFER_CUDA_MEMCPY_KIND(Enumerator, Name)                                \
+  case MemcpyDirection::Enumerator:                                            \
+    return Name;
+#include "xfer/CudaApis.def"
+  }
+  llvm_unreachable("unknown cudaMemcpyKind");
 }
 
 std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
@@ -413,12 +363,9 @@ std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
       auto ByName =
           llvm::StringSwitch<std::optional<MemcpyDirection>>(
               Enumerator->getName())
-              .Case("cudaMemcpyHostToHost", MemcpyDirection::HostToHost)
-              .Case("cudaMemcpyHostToDevice", MemcpyDirection::HostToDevice)
-              .Case("cudaMemcpyDeviceToHost", MemcpyDirection::DeviceToHost)
-              .Case("cudaMemcpyDeviceToDevice",
-                    MemcpyDirection::DeviceToDevice)
-              .Case("cudaMemcpyDefault", MemcpyDirection::Default)
+#define XFER_CUDA_MEMCPY_KIND(Enumerator, Name)                                \
+  .Case(Name, MemcpyDirection::Enumerator)
+#include "xfer/CudaApis.def"
               .Default(std::nullopt);
       if (ByName)
         return ByName;

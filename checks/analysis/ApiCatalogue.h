@@ -44,30 +44,11 @@ enum class TorchOp {
   FromBlob, // torch::from_blob wraps existing host memory
 };
 
-/// CUDA runtime API functions the analysis distinguishes.
+/// CUDA runtime API functions the analysis distinguishes
+/// (include/xfer/CudaApis.def).
 enum class CudaApi {
-  DeviceSynchronize,
-  ThreadSynchronize,
-  StreamSynchronize,
-  EventSynchronize,
-  Malloc,
-  MallocManaged,
-  MallocHost,
-  HostAlloc,
-  HostRegister,
-  Free,
-  FreeHost,
-  Memcpy,
-  Memcpy2D,
-  Memcpy3D,
-  MemcpyFromSymbol,
-  MemcpyToSymbol,
-  MemcpyPeer,
-  MemcpyAsync,
-  Memcpy2DAsync,
-  Memcpy3DAsync,
-  MemcpyPeerAsync,
-  LaunchKernel,
+#define XFER_CUDA_API(Enumerator, Name) Enumerator,
+#include "xfer/CudaApis.def"
 };
 
 /// A call identified as a LibTorch operation.
@@ -97,14 +78,14 @@ bool isAsyncCopy(CudaApi Api);
 
 /// The value of a cudaMemcpyKind argument when it is a constant.
 enum class MemcpyDirection {
-  HostToHost,
-  HostToDevice,
-  DeviceToHost,
-  DeviceToDevice,
-  Default
+#define XFER_CUDA_MEMCPY_KIND(Enumerator, Name) Enumerator,
+#include "xfer/CudaApis.def"
 };
 std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
                                                   const ASTContext &Ctx);
+
+/// The cudaMemcpyKind value's name, e.g. "cudaMemcpyDeviceToHost".
+llvm::StringRef memcpyKindName(MemcpyDirection Direction);
 
 /// True if \p D is declared in LibTorch's namespaces at or torch.
 bool isInTorchNamespace(const Decl *D);

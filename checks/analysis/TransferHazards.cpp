@@ -2,6 +2,7 @@
 
 #include "analysis/TransferHazards.h"
 #include "analysis/ApiCatalogue.h"
+#include "cost/CostModel.h"
 
 namespace clang::tidy::xfer {
 namespace {
@@ -32,23 +33,23 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   case TorchOp::AllClose:
   case TorchOp::IsNonzero:
   case TorchOp::IndexWithTensor:
-    H.CostPattern = "torch.item";
+    H.CostPattern = patterns::TorchItem;
     break;
   case TorchOp::Nonzero:
   case TorchOp::MaskedSelect:
   case TorchOp::MaskIndex:
   case TorchOp::Unique:
-    H.CostPattern = "torch.nonzero";
+    H.CostPattern = patterns::TorchNonzero;
     break;
   case TorchOp::Print:
-    H.CostPattern = "torch.print";
+    H.CostPattern = patterns::TorchPrint;
     break;
   case TorchOp::CudaSynchronize:
-    H.CostPattern = "cuda.device_synchronize";
+    H.CostPattern = patterns::CudaDeviceSynchronize;
     return H;
   case TorchOp::Cpu:
     H.Kind = HazardKind::DeviceToHostCopy;
-    H.CostPattern = "torch.cpu";
+    H.CostPattern = patterns::TorchCpu;
     break;
   case TorchOp::To: {
     if (Call->getNumArgs() == 0)
@@ -62,13 +63,13 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
       return std::nullopt;
     if (isHostPlacement(Device->Where)) {
       H.Kind = HazardKind::DeviceToHostCopy;
-      H.CostPattern = "torch.cpu";
+      H.CostPattern = patterns::TorchCpu;
       H.Operation = "to(" + placementName(Device->Where).str() + ")";
       break;
     }
     if (Device->Where == Placement::Cuda) {
       H.Kind = HazardKind::HostToDeviceCopy;
-      H.CostPattern = "torch.to_cuda";
+      H.CostPattern = patterns::TorchToCuda;
       H.Operation = "to(cuda)";
       H.SubjectPlacement = Devices.tensorPlacement(T.Subject);
       if (H.SubjectPlacement.Where == Placement::Cuda)
@@ -79,7 +80,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   }
   case TorchOp::Cuda:
     H.Kind = HazardKind::HostToDeviceCopy;
-    H.CostPattern = "torch.to_cuda";
+    H.CostPattern = patterns::TorchToCuda;
     H.SubjectPlacement = Devices.tensorPlacement(T.Subject);
     if (H.SubjectPlacement.Where == Placement::Cuda)
       return std::nullopt;
@@ -93,7 +94,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
     if (isHostPlacement(Destination.Where) &&
         !isHostPlacement(SourcePlacement.Where)) {
       H.Kind = HazardKind::DeviceToHostCopy;
-      H.CostPattern = "torch.cpu";
+      H.CostPattern = patterns::TorchCpu;
       H.Subject = Source->IgnoreParenImpCasts();
       H.SubjectPlacement = SourcePlacement;
       return H;
@@ -101,7 +102,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
     if (Destination.Where == Placement::Cuda &&
         isHostPlacement(SourcePlacement.Where)) {
       H.Kind = HazardKind::HostToDeviceCopy;
-      H.CostPattern = "torch.to_cuda";
+      H.CostPattern = patterns::TorchToCuda;
       H.Subject = Source->IgnoreParenImpCasts();
       H.SubjectPlacement = SourcePlacement;
       return H;
@@ -123,17 +124,17 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
   switch (Api) {
   case CudaApi::DeviceSynchronize:
   case CudaApi::ThreadSynchronize:
-    H.CostPattern = "cuda.device_synchronize";
+    H.CostPattern = patterns::CudaDeviceSynchronize;
     return H;
   case CudaApi::StreamSynchronize:
-    H.CostPattern = "cuda.stream_synchronize";
+    H.CostPattern = patterns::CudaStreamSynchronize;
     return H;
   case CudaApi::EventSynchronize:
-    H.CostPattern = "cuda.event_synchronize";
+    H.CostPattern = patterns::CudaEventSynchronize;
     return H;
   case CudaApi::Malloc:
   case CudaApi::Free:
-    H.CostPattern = "cuda.malloc_free";
+    H.CostPattern = patterns::CudaMallocFree;
     if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
       H.Bytes = constantBytes(Call->getArg(1), Devices.context());
     return H;
@@ -174,8 +175,8 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
       H.SubjectPlacement = Destination ? Devices.pointerPlacement(Destination)
                                        : PlacementFact{};
       H.CostPattern = H.SubjectPlacement.Where == Placement::PinnedCpu
-                          ? "cuda.memcpy_d2h.pinned"
-                          : "cuda.memcpy_d2h.pageable";
+                          ? patterns::CudaMemcpyD2HPinned
+                          : patterns::CudaMemcpyD2HPageable;
       return H;
     }
     if (*Direction == MemcpyDirection::HostToDevice) {
@@ -184,8 +185,8 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
       H.SubjectPlacement =
           Source ? Devices.pointerPlacement(Source) : PlacementFact{};
       H.CostPattern = H.SubjectPlacement.Where == Placement::PinnedCpu
-                          ? "cuda.memcpy_h2d.pinned"
-                          : "cuda.memcpy_h2d.pageable";
+                          ? patterns::CudaMemcpyH2DPinned
+                          : patterns::CudaMemcpyH2DPageable;
       return H;
     }
     return std::nullopt;

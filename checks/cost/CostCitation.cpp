@@ -8,7 +8,6 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FormatVariadic.h"
 #include <memory>
 #include <mutex>
 
@@ -56,11 +55,21 @@ private:
   llvm::DenseSet<const FunctionDecl *> Visiting;
 };
 
-/// Models shared by all checks and threads, loaded once per path.
+/// Models shared by all checks and threads, read once per path.
+struct SharedModels {
+  std::mutex Lock;
+  llvm::StringMap<std::unique_ptr<CostModel>> Models;
+  llvm::StringMap<std::string> Problems;
+
+  static SharedModels &instance() {
+    static SharedModels Shared;
+    return Shared;
+  }
+};
+
 const CostModel *loadShared(llvm::StringRef Path, std::string &Problem) {
-  static std::mutex Lock;
-  static llvm::StringMap<std::unique_ptr<CostModel>> Models;
-  static llvm::StringMap<std::string> Problems;
+  SharedModels &Shared = SharedModels::instance();
+  auto &[Lock, Models, Problems] = Shared;
   std::lock_guard<std::mutex> Guard(Lock);
   if (auto It = Models.find(Path); It != Models.end())
     return It->second.get();
@@ -79,15 +88,14 @@ const CostModel *loadShared(llvm::StringRef Path, std::string &Problem) {
   return Slot.get();
 }
 
-std::string formatMicroseconds(double Us) {
-  if (Us >= 1e6)
-    return llvm::formatv("{0:f2} s", Us / 1e6);
-  if (Us >= 1e3)
-    return llvm::formatv("{0:f1} ms", Us / 1e3);
-  return llvm::formatv("{0:f1} µs", Us);
-}
-
 } // namespace
+
+void shareCostModel(llvm::StringRef Path, CostModel Model) {
+  SharedModels &Shared = SharedModels::instance();
+  std::lock_guard<std::mutex> Guard(Shared.Lock);
+  Shared.Problems.erase(Path);
+  Shared.Models[Path] = std::make_unique<CostModel>(std::move(Model));
+}
 
 std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
                                              const ASTContext &Ctx) {
@@ -119,27 +127,31 @@ double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
   LaunchCounter Counter(Ctx);
   Counter.TraverseStmt(const_cast<Stmt *>(loopBody(Loop)));
   double Us = 0;
-  if (std::optional<CostPoint> Dispatch = Model.latency("torch.op_dispatch"))
+  if (std::optional<CostPoint> Dispatch =
+          Model.latency(patterns::TorchOpDispatch))
     Us += Counter.TorchOps * Dispatch->MedianUs;
-  if (std::optional<CostPoint> Launch = Model.latency("cuda.kernel_launch"))
+  if (std::optional<CostPoint> Launch =
+          Model.latency(patterns::CudaKernelLaunch))
     Us += Counter.KernelLaunches * Launch->MedianUs;
   return Us;
 }
 
 void describeOverlap(CostQuery &Query, bool IsLibTorch) {
-  Query.OverlapGrid = IsLibTorch
-                          ? llvm::StringRef("loop.sync_overlap.launch_first")
-                          : llvm::StringRef(CostModel::DefaultOverlapGrid);
-  Query.RefillPattern = IsLibTorch ? "torch.op_dispatch" : "";
+  Query.OverlapGrid =
+      IsLibTorch ? llvm::StringRef(patterns::LoopSyncOverlapLaunchFirst)
+                 : llvm::StringRef(CostModel::DefaultOverlapGrid);
+  Query.RefillPattern = IsLibTorch ? patterns::TorchOpDispatch : "";
 }
 
-std::optional<CostEstimate> estimateCost(const CostQuery &Query,
-                                         const CostModel &Model,
-                                         ASTContext &Ctx) {
+std::optional<CostNote> estimateCost(const CostQuery &Query,
+                                     const CostModel &Model, ASTContext &Ctx) {
   std::optional<CostPoint> Hazard = Model.latency(Query.Pattern, Query.Bytes);
   if (!Hazard)
     return std::nullopt;
-  CostEstimate Estimate;
+  CostNote Estimate;
+  Estimate.PatternId = Query.Pattern.str();
+  Estimate.FixPatternId = Query.FixPattern.str();
+  Estimate.MeasuredOn = Model.provenance().summary();
   Estimate.PerCallUs = Hazard->MedianUs;
   if (!Query.FixPattern.empty()) {
     std::optional<CostPoint> Fix = Model.latency(Query.FixPattern, Query.Bytes);
@@ -171,44 +183,34 @@ std::optional<CostEstimate> estimateCost(const CostQuery &Query,
   return Estimate;
 }
 
-std::string formatCostNote(const CostEstimate &Estimate,
-                           const Provenance &Where) {
-  std::string Note =
-      llvm::formatv("measured cost: {0:f2} µs per call", Estimate.PerCallUs);
-  if (Estimate.OverlapUs && *Estimate.OverlapUs >= 0.05)
-    Note += llvm::formatv(" + {0:f1} µs of lost CPU/GPU overlap per iteration",
-                          *Estimate.OverlapUs);
-  if (Estimate.Executions && *Estimate.Executions > 1)
-    Note += ", ≈ " + formatMicroseconds(Estimate.totalUs()) + " over " +
-            std::to_string(*Estimate.Executions) + " executions";
-  return Note + " (measured on " + Where.summary() + ")";
-}
-
-std::optional<LaunchSaving>
+std::optional<CostNote>
 estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
                      const CostModel &Model) {
-  std::optional<CostPoint> Eager = Model.latency("cuda.graph.eager_per_kernel");
+  std::optional<CostPoint> Eager =
+      Model.latency(patterns::CudaGraphEagerPerKernel);
   std::optional<CostPoint> Replay =
-      Model.latency("cuda.graph.replay_per_kernel");
+      Model.latency(patterns::CudaGraphReplayPerKernel);
   if (!Eager || !Replay)
     return std::nullopt;
-  LaunchSaving Saving;
-  Saving.PerLaunchUs = std::max(0.0, Eager->MedianUs - Replay->MedianUs);
-  Saving.Launches = Launches;
-  Saving.Iterations = Iteration.totalExecutions();
+  CostNote Saving;
+  Saving.Kind = CostNote::Form::LaunchSaving;
+  Saving.PatternId = patterns::CudaGraphEagerPerKernel;
+  Saving.FixPatternId = patterns::CudaGraphReplayPerKernel;
+  Saving.PerCallUs = std::max(0.0, Eager->MedianUs - Replay->MedianUs);
+  Saving.LaunchesPerIteration = Launches;
+  Saving.Executions = Iteration.totalExecutions();
+  Saving.MeasuredOn = Model.provenance().summary();
   return Saving;
 }
 
-std::string formatLaunchSavingNote(const LaunchSaving &Saving,
-                                   const Provenance &Where) {
-  std::string Note = llvm::formatv(
-      "measured cost: {0:f2} µs per launch (eager launch minus graph "
-      "replay) × {1} launches = {2:f2} µs per iteration",
-      Saving.PerLaunchUs, Saving.Launches, Saving.perIterationUs());
-  if (Saving.Iterations && *Saving.Iterations > 1)
-    Note += ", ≈ " + formatMicroseconds(Saving.totalUs()) + " over " +
-            std::to_string(*Saving.Iterations) + " iterations";
-  return Note + " (measured on " + Where.summary() + ")";
+void recordCostNote(const CostNote &Note, llvm::StringRef Check,
+                    SourceLocation Loc, const SourceManager &SM) {
+  CostNoteTable *Table = CostNoteTable::recording();
+  if (!Table || Loc.isInvalid())
+    return;
+  // Where clang-tidy records the note: the file location it is rendered at.
+  SourceLocation FileLoc = SM.getFileLoc(Loc);
+  Table->add(Check, SM.getFilename(FileLoc), SM.getFileOffset(FileLoc), Note);
 }
 
 CostCitations::CostCitations(ClangTidyCheck::OptionsView &Options)
@@ -235,30 +237,23 @@ const CostModel *CostCitations::model(const ClangTidyCheck &Check) {
   return Model;
 }
 
-std::optional<std::string> CostCitations::note(const CostQuery &Query,
-                                               ASTContext &Ctx,
-                                               const ClangTidyCheck &Check) {
+std::optional<CostNote> CostCitations::note(const CostQuery &Query,
+                                            ASTContext &Ctx,
+                                            const ClangTidyCheck &Check) {
   const CostModel *M = model(Check);
   if (!M)
     return std::nullopt;
-  std::optional<CostEstimate> Estimate = estimateCost(Query, *M, Ctx);
-  if (!Estimate)
-    return std::nullopt;
-  return formatCostNote(*Estimate, M->provenance());
+  return estimateCost(Query, *M, Ctx);
 }
 
-std::optional<std::string>
+std::optional<CostNote>
 CostCitations::launchSavingNote(uint64_t Launches,
                                 const ExecutionFrequency &Iteration,
                                 const ClangTidyCheck &Check) {
   const CostModel *M = model(Check);
   if (!M)
     return std::nullopt;
-  std::optional<LaunchSaving> Saving =
-      estimateLaunchSaving(Launches, Iteration, *M);
-  if (!Saving)
-    return std::nullopt;
-  return formatLaunchSavingNote(*Saving, M->provenance());
+  return estimateLaunchSaving(Launches, Iteration, *M);
 }
 
 } // namespace clang::tidy::xfer

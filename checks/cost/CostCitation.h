@@ -17,17 +17,17 @@
 // grid's no-work corner (the sync's own latency, already cited). LibTorch
 // loops add the measured cost of dispatching one operation: after the sync
 // the GPU idles until the host has issued the next one (see describeOverlap
-// and docs/cost-model.md). The wording is parsed back by the JSON and SARIF
-// writers; change both together.
+// and docs/cost-model.md). The note's figures and wording are CostNote's.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef XFER_TIDY_CHECKS_COST_COSTCITATION_H
 #define XFER_TIDY_CHECKS_COST_COSTCITATION_H
 
-#include "cost/CostModel.h"
 #include "analysis/LoopContext.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "cost/CostModel.h"
+#include "cost/CostNote.h"
 #include <optional>
 #include <string>
 
@@ -54,17 +54,6 @@ struct CostQuery {
   llvm::StringRef RefillPattern;
 };
 
-/// The figures of a cost note.
-struct CostEstimate {
-  double PerCallUs = 0;
-  std::optional<double> OverlapUs;
-  std::optional<uint64_t> Executions;
-  double totalUs() const {
-    return (PerCallUs + OverlapUs.value_or(0)) *
-           static_cast<double>(Executions.value_or(1));
-  }
-};
-
 /// Estimated host time spent issuing GPU work on one iteration of \p Loop:
 /// LibTorch operations at the measured dispatch cost, kernel launches at the
 /// measured launch cost, following calls to functions defined in the
@@ -81,51 +70,37 @@ double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
 /// contains that idle time).
 void describeOverlap(CostQuery &Query, bool IsLibTorch);
 
-/// The estimate for \p Query, or nullopt when the model lacks the pattern.
-std::optional<CostEstimate> estimateCost(const CostQuery &Query,
-                                         const CostModel &Model,
-                                         ASTContext &Ctx);
+/// The cost note for \p Query, or nullopt when the model lacks the pattern.
+std::optional<CostNote> estimateCost(const CostQuery &Query,
+                                     const CostModel &Model, ASTContext &Ctx);
 
 /// Bytes of a float32 tensor created by \p Factory (torch::randn({1000, 2}))
 /// when its sizes are constants and no options change the element type.
 std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
                                              const ASTContext &Ctx);
 
-/// "measured cost: ... (measured on ...)".
-std::string formatCostNote(const CostEstimate &Estimate,
-                           const Provenance &Where);
-
-/// What replaying one iteration of a loop as a CUDA graph saves over
+/// The saving of replaying one iteration of a loop as a CUDA graph over
 /// launching its work one launch at a time: the measured per-kernel
 /// difference between eager launches and a graph replay
 /// (cuda.graph.eager_per_kernel - cuda.graph.replay_per_kernel), times the
-/// launches of an iteration, times the iterations.
-struct LaunchSaving {
-  double PerLaunchUs = 0;
-  uint64_t Launches = 0;
-  /// Iterations per call of the enclosing function, when all trip counts
-  /// are constants.
-  std::optional<uint64_t> Iterations;
-  double perIterationUs() const {
-    return PerLaunchUs * static_cast<double>(Launches);
-  }
-  double totalUs() const {
-    return perIterationUs() * static_cast<double>(Iterations.value_or(1));
-  }
-};
+/// \p Launches of an iteration, times the iterations of a loop whose body
+/// runs as \p Iteration says (when all trip counts are constants); nullopt
+/// when the model lacks the graph patterns.
+std::optional<CostNote>
+estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
+                     const CostModel &Model);
 
-/// The saving for \p Launches launches per iteration of a loop whose body
-/// runs as \p Iteration says, or nullopt when the model lacks the graph
-/// patterns.
-std::optional<LaunchSaving> estimateLaunchSaving(
-    uint64_t Launches, const ExecutionFrequency &Iteration,
-    const CostModel &Model);
+/// Records \p Note, which \p Check emitted at \p Loc, in the table of the
+/// current recording scope, if any (see CostNoteTable).
+void recordCostNote(const CostNote &Note, llvm::StringRef Check,
+                    SourceLocation Loc, const SourceManager &SM);
 
-/// "measured cost: 2.66 µs per launch (eager launch minus graph replay) ×
-/// 10 launches = 26.62 µs per iteration, ≈ 26.6 ms over 1000 iterations
-/// (measured on ...)".
-std::string formatLaunchSavingNote(const LaunchSaving &Saving,
-                                   const Provenance &Where);
+/// Makes \p Model the model that the `CostModel` option \p Path names, for
+/// every check of the process. xfer-tidy reads the model once, before any
+/// check runs, so that a model it cannot read is one error of the command;
+/// the checks (and the clang-tidy plugin, which shares nothing) read a path
+/// they were not given a model for on first use.
+void shareCostModel(llvm::StringRef Path, CostModel Model);
 
 /// The check options that select the model: `CostModel` (a file; empty for
 /// the built-in model) and `CostNotes` (false turns the notes off). Both
@@ -138,14 +113,14 @@ public:
 
   /// The note for \p Query, or nullopt. A model file that cannot be read
   /// is reported once, as a configuration error of \p Check.
-  std::optional<std::string> note(const CostQuery &Query, ASTContext &Ctx,
-                                  const ClangTidyCheck &Check);
+  std::optional<CostNote> note(const CostQuery &Query, ASTContext &Ctx,
+                               const ClangTidyCheck &Check);
 
   /// The note for a launch-bound loop (see estimateLaunchSaving), or
   /// nullopt.
-  std::optional<std::string>
-  launchSavingNote(uint64_t Launches, const ExecutionFrequency &Iteration,
-                   const ClangTidyCheck &Check);
+  std::optional<CostNote> launchSavingNote(uint64_t Launches,
+                                           const ExecutionFrequency &Iteration,
+                                           const ClangTidyCheck &Check);
 
 private:
   /// The model to cite, or null (notes off, no model, unreadable file).

@@ -17,6 +17,7 @@
 #ifndef XFER_TIDY_CHECKS_COST_COSTMODEL_H
 #define XFER_TIDY_CHECKS_COST_COSTMODEL_H
 
+#include "xfer/CostPatterns.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,6 +29,9 @@
 #include <vector>
 
 namespace clang::tidy::xfer {
+
+/// The pattern ids the checks cite (include/xfer/CostPatterns.def).
+namespace patterns = ::xfer::patterns;
 
 /// A measured cost in microseconds: the median and the 10th/90th
 /// percentiles of the repetitions.
@@ -76,7 +80,8 @@ class CostModel {
 public:
   /// The grid syncOverlapLossUs() reads by default: cudaStreamSynchronize
   /// ending iterations whose host work precedes their GPU work.
-  static constexpr llvm::StringLiteral DefaultOverlapGrid = "loop.sync_overlap";
+  static constexpr llvm::StringLiteral DefaultOverlapGrid =
+      patterns::LoopSyncOverlap;
 
   /// Parses and validates a model. Errors name \p SourceName and the JSON
   /// path of the offending field, e.g. "costs.json:
