@@ -102,5 +102,16 @@ def main():
                 median([x["wallS"] for x in r[True]])))
 
 
+    # How often the collector unwound: once per path to a site is the aim.
+    print("\n%-28s %9s %9s %12s %11s" % (
+        "trace", "recorded", "unwound", "validations", "mismatches"))
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".trace.json") and name != "none.json":
+            t = json.load(open(os.path.join(out, name)))
+            print("%-28s %9d %9d %12s %11s" % (
+                name[: -len(".trace.json")], t["recordedCalls"], t["unwoundCalls"],
+                t.get("stackValidations", "-"), t.get("stackMismatches", "-")))
+
+
 if __name__ == "__main__":
     main()
