@@ -92,7 +92,10 @@ def main():
             if line.startswith("{"):
                 r = json.loads(line)
                 runs.setdefault(r["program"], {}).setdefault(r["traced"], []).append(r)
-    median = lambda values: sorted(values)[len(values) // 2]
+    def median(values):
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     for program, r in runs.items():
         if False in r and True in r:
             u = [x["perIterationUs"] for x in r[False]]
