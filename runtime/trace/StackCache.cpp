@@ -83,6 +83,8 @@ std::optional<uint32_t> StackCache::find(uint64_t Key) const {
   auto Bucket = Entries.find(Key);
   if (Bucket == Entries.end())
     return std::nullopt;
+  // Every slot lies on this thread's stack between the live anchor (the key
+  // fixes its address) and the stack's base, so it can be read.
   for (const Entry &Candidate : Bucket->second) {
     bool Same = true;
     for (const auto &[Slot, Value] : Candidate.SlotValues)

@@ -138,7 +138,7 @@ thread_local ThreadCall Current;
 /// ValidateOneIn recognised calls is unwound anyway; the report counts
 /// those that disagreed with the cache (none expected).
 constexpr unsigned ValidateOneIn = 256;
-thread_local StackCache Stacks;
+thread_local StackCache KnownStacks;
 thread_local uint64_t RandomState = 0x9E3779B97F4A7C15ull;
 
 /// API name ids by domain and callback id: interning the name on every
@@ -215,7 +215,7 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
       return;
     const void *Anchor = __builtin_frame_address(0);
     T.CacheKey = StackCache::key(Anchor, Id, Driver);
-    std::optional<uint32_t> Cached = Stacks.find(T.CacheKey);
+    std::optional<uint32_t> Cached = KnownStacks.find(T.CacheKey);
     T.Validating = Cached && nextRandom() % ValidateOneIn == 0;
     T.Unwound = !Cached || T.Validating;
     // Unwind first: while the host unwinds, the device still drains the
@@ -250,7 +250,8 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
     if (Inserted)
       State->Stacks.emplace_back(Stack.Frames, Stack.Frames + Stack.Count);
     T.Call.StackId = It->second;
-    StackCache::Outcome Outcome = Stacks.insert(T.CacheKey, Stack, It->second);
+    StackCache::Outcome Outcome =
+        KnownStacks.insert(T.CacheKey, Stack, It->second);
     if (T.Validating) {
       ++State->StackValidations;
       State->StackMismatches += Outcome != StackCache::Outcome::Confirmed;
