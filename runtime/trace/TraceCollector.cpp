@@ -22,12 +22,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "trace/StackCache.h"
 #include "trace/StackResolver.h"
 #include "trace/TraceModel.h"
 
 #include <cuda.h>
 #include <cupti.h>
-#include <execinfo.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +36,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -44,7 +45,6 @@
 namespace xfertrace {
 namespace {
 
-constexpr int MaxFrames = 64;
 constexpr size_t ActivityBufferBytes = 4 << 20;
 
 struct CollectorState {
@@ -72,7 +72,8 @@ struct CollectorState {
   std::multimap<uint32_t, DeviceCopy> DriverCopies;
   size_t DroppedRecords = 0;
   uint64_t UnwoundCalls = 0;
-  uint64_t AmbiguousKeys = 0;
+  uint64_t StackValidations = 0;
+  uint64_t StackMismatches = 0;
 };
 
 // Never destroyed: the exit handler may run after static destructors.
@@ -125,27 +126,24 @@ struct ThreadCall {
   int Depth = 0;
   bool Recording = false;
   ApiCall Call;
-  void *Frames[MaxFrames];
-  int FrameCount = 0; ///< 0: the stack came from the cache
+  bool Unwound = false; ///< false: the stack came from the cache
+  bool Validating = false;
+  UnwoundStack Stack;
   uint64_t CacheKey = 0;
 };
 thread_local ThreadCall Current;
 
-/// Per-thread cache of stack -> recorded stack, keyed by the API and the
-/// stack pointer at the callback: a call site reached again through the
-/// same path has the same stack depth. Unwinding through LibTorch costs
-/// tens of microseconds, so a key is unwound on its first calls, then on a
-/// random one in ValidateOneIn; a key found with two different stacks (two
-/// sites at the same depth) is unwound on every call from then on.
-constexpr unsigned TrustedAfter = 8;
-constexpr unsigned ValidateOneIn = 64;
-struct CachedStack {
-  uint32_t StackId = 0;
-  unsigned Unwound = 0;
-  bool Ambiguous = false;
-};
-thread_local std::unordered_map<uint64_t, CachedStack> StackCache;
+/// Stacks recognised from their return addresses' slots (StackCache.h): a
+/// call site is unwound once per path that reaches it. A random one in
+/// ValidateOneIn recognised calls is unwound anyway; the report counts
+/// those that disagreed with the cache (none expected).
+constexpr unsigned ValidateOneIn = 256;
+thread_local StackCache KnownStacks;
 thread_local uint64_t RandomState = 0x9E3779B97F4A7C15ull;
+
+/// API name ids by domain and callback id: interning the name on every
+/// call would allocate.
+thread_local std::unordered_map<uint32_t, uint32_t> ApiNameIdCache;
 
 uint64_t nextRandom() {
   RandomState ^= RandomState << 13;
@@ -215,17 +213,17 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
                   !State->Finished.load(std::memory_order_relaxed);
     if (!T.Recording)
       return;
-    T.CacheKey = (uint64_t(uintptr_t(__builtin_frame_address(0))) << 16) ^
-                 (uint64_t(Id) << 1) ^ uint64_t(Driver);
-    auto Cached = StackCache.find(T.CacheKey);
-    bool Trusted = Cached != StackCache.end() && !Cached->second.Ambiguous &&
-                   Cached->second.Unwound >= TrustedAfter &&
-                   nextRandom() % ValidateOneIn != 0;
+    const void *Anchor = __builtin_frame_address(0);
+    T.CacheKey = StackCache::key(Anchor, Id, Driver);
+    std::optional<uint32_t> Cached = KnownStacks.find(T.CacheKey);
+    T.Validating = Cached && nextRandom() % ValidateOneIn == 0;
+    T.Unwound = !Cached || T.Validating;
     // Unwind first: while the host unwinds, the device still drains the
     // queue this call will wait for.
-    T.FrameCount = Trusted ? 0 : backtrace(T.Frames, MaxFrames);
-    if (Trusted)
-      T.Call.StackId = Cached->second.StackId;
+    if (T.Unwound)
+      unwindStack(Anchor, T.Stack);
+    else
+      T.Call.StackId = *Cached;
     T.Call.DriverIdCount = 0;
     T.Call.DriverDomain = Driver;
     T.Call.CorrelationId = Info->correlationId;
@@ -240,27 +238,33 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
     return;
   T.Recording = false;
   T.Call.ExitNs = timestampNs();
+  const uint32_t ApiKey = (uint32_t(Id) << 1) | uint32_t(Driver);
+  auto KnownName = ApiNameIdCache.find(ApiKey);
   std::lock_guard<std::mutex> Guard(State->Lock);
-  if (T.FrameCount > 0) {
-    std::string Key(reinterpret_cast<const char *>(T.Frames),
-                    sizeof(void *) * size_t(T.FrameCount));
+  if (T.Unwound) {
+    const UnwoundStack &Stack = T.Stack;
+    std::string Key(reinterpret_cast<const char *>(Stack.Frames),
+                    sizeof(void *) * size_t(Stack.Count));
     auto [It, Inserted] = State->StackIds.try_emplace(
         std::move(Key), uint32_t(State->Stacks.size()));
     if (Inserted)
-      State->Stacks.emplace_back(T.Frames, T.Frames + T.FrameCount);
+      State->Stacks.emplace_back(Stack.Frames, Stack.Frames + Stack.Count);
     T.Call.StackId = It->second;
-    auto [Entry, New] = StackCache.try_emplace(T.CacheKey);
-    if (!New && Entry->second.StackId != T.Call.StackId &&
-        !Entry->second.Ambiguous) {
-      Entry->second.Ambiguous = true;
-      ++State->AmbiguousKeys;
+    StackCache::Outcome Outcome =
+        KnownStacks.insert(T.CacheKey, Stack, It->second);
+    if (T.Validating) {
+      ++State->StackValidations;
+      State->StackMismatches += Outcome != StackCache::Outcome::Confirmed;
     }
-    Entry->second.StackId = T.Call.StackId;
-    ++Entry->second.Unwound;
     ++State->UnwoundCalls;
   }
-  T.Call.ApiNameId =
-      internLocked(State->ApiNameIds, State->ApiNames, Info->functionName);
+  if (KnownName == ApiNameIdCache.end())
+    KnownName =
+        ApiNameIdCache
+            .emplace(ApiKey, internLocked(State->ApiNameIds, State->ApiNames,
+                                          Info->functionName))
+            .first;
+  T.Call.ApiNameId = KnownName->second;
   State->Calls.push_back(T.Call);
 }
 
@@ -474,7 +478,8 @@ void writeReport() {
              (unsigned long long)State->DroppedRecords);
   Report.set("recordedCalls", (unsigned long long)Input.Calls.size());
   Report.set("unwoundCalls", (unsigned long long)State->UnwoundCalls);
-  Report.set("ambiguousStackKeys", (unsigned long long)State->AmbiguousKeys);
+  Report.set("stackValidations", (unsigned long long)State->StackValidations);
+  Report.set("stackMismatches", (unsigned long long)State->StackMismatches);
   xferbench::JsonValue Summary = summarize(Input);
   for (const char *Key : {"tracedMicroseconds", "gpuBusyMicroseconds",
                           "gpuIdleMicroseconds", "sites"})
@@ -517,9 +522,9 @@ bool start() {
       Start = End + 1;
     }
   }
-  // backtrace() loads libgcc_s on first use; not inside a traced call.
-  void *Warm[2];
-  backtrace(Warm, 2);
+  // The unwinder sets up its tables on first use; not inside a traced call.
+  UnwoundStack Warm;
+  unwindStack(&Warm, Warm);
 
   CUpti_SubscriberHandle Subscriber;
   if (!XFER_CUPTI_CHECK(cuptiSubscribe(

@@ -125,13 +125,21 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
       Totals.IdleNs += Idle->second;
     if (Call.StreamId >= 0)
       Totals.Streams.insert(Call.StreamId);
+    // A copy may be filed under both the runtime call's id and its driver
+    // call's: the same device interval is one copy.
     std::vector<const DeviceCopy *> Made;
     auto Collect = [&](const std::multimap<uint32_t, DeviceCopy> &Copies,
                        uint32_t Id) {
       auto Range = Copies.equal_range(Id);
-      for (auto It = Range.first; It != Range.second; ++It)
-        if (std::find(Made.begin(), Made.end(), &It->second) == Made.end())
-          Made.push_back(&It->second);
+      for (auto It = Range.first; It != Range.second; ++It) {
+        const DeviceCopy &Copy = It->second;
+        auto Same = [&](const DeviceCopy *Known) {
+          return Known->StartNs == Copy.StartNs && Known->EndNs == Copy.EndNs &&
+                 Known->StreamId == Copy.StreamId && Known->Bytes == Copy.Bytes;
+        };
+        if (std::none_of(Made.begin(), Made.end(), Same))
+          Made.push_back(&Copy);
+      }
     };
     Collect(Call.DriverDomain ? Input.DriverCopies : Input.RuntimeCopies,
             Call.CorrelationId);

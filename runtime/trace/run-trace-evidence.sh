@@ -9,8 +9,9 @@
 # Results go to $OUT when set, else ./trace-evidence-out: <program>.trace.json,
 # <program>.measure.jsonl, overhead.jsonl, table.txt, log.
 # Environment: XFER_TRACE_ROUNDS (interleaved rounds, default 15),
-# XFER_TRACE_ITERATIONS (iterations per round, default 200), XFER_TRACE_QUICK=1
-# (a short smoke run).
+# XFER_TRACE_ITERATIONS (iterations per round, default 200),
+# XFER_TRACE_OVERHEAD_RUNS (alternating untraced/traced pairs, default 5),
+# XFER_TRACE_QUICK=1 (a short smoke run).
 
 set -uo pipefail
 
@@ -20,8 +21,9 @@ BUILD=${XFER_TRACE_BUILD_DIR:-$ROOT/build-trace}
 ROUNDS=${XFER_TRACE_ROUNDS:-15}
 ITERATIONS=${XFER_TRACE_ITERATIONS:-200}
 TRACE_ROUNDS=5
+OVERHEAD_RUNS=${XFER_TRACE_OVERHEAD_RUNS:-5}
 if [[ ${XFER_TRACE_QUICK:-0} == 1 ]]; then
-  ROUNDS=3 ITERATIONS=50 TRACE_ROUNDS=2
+  ROUNDS=3 ITERATIONS=50 TRACE_ROUNDS=2 OVERHEAD_RUNS=2
 fi
 mkdir -p "$OUT_DIR"
 OUT_DIR=$(cd "$OUT_DIR" && pwd)
@@ -64,10 +66,10 @@ main() {
     read -r kind name <<<"$entry"
     local exe=$cuda; [[ $kind == torch ]] && exe=$torch
     step "$kind $name: untraced, traced, measured"
-    # Untraced and traced runs alternate, three of each: the overhead is the
-    # ratio of their median loop times.
+    # Untraced and traced runs alternate: the overhead is the median of the
+    # pairs' ratios (a pair shares the machine's state of the moment).
     local run start end
-    for run in 1 2 3; do
+    for ((run = 1; run <= OVERHEAD_RUNS; ++run)); do
       start=$EPOCHREALTIME
       "$exe" "$name" trace "$TRACE_ROUNDS" "$ITERATIONS" >"$OUT_DIR/tmp.json"
       end=$EPOCHREALTIME

@@ -82,24 +82,38 @@ def main():
             "%.1f" % per_call if per_call is not None else "-", saving, jitter, error, paths))
     print("\nsites above jitter: %d, within +-15%%: %d" % (above, within))
 
-    print("\n%-16s %14s %14s %9s %10s %10s" % (
-        "program", "untraced us/it", "traced us/it", "overhead", "wall s", "traced s"))
-    print("(medians of 3 alternating runs each; loop time inside the program, and the process's wall time)")
+    print("\n%-16s %14s %14s %9s %17s %5s" % (
+        "program", "untraced us/it", "traced us/it", "overhead", "pairs min..max", "pairs"))
+    print("(untraced and traced runs alternate; overhead: median of the pairs' ratios;"
+          " loop times: medians)")
     runs = {}
     with open(os.path.join(out, "overhead.jsonl")) as f:
         for line in f:
             if line.startswith("{"):
                 r = json.loads(line)
                 runs.setdefault(r["program"], {}).setdefault(r["traced"], []).append(r)
-    median = lambda values: sorted(values)[len(values) // 2]
+    def median(values):
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     for program, r in runs.items():
         if False in r and True in r:
-            u = median([x["perIterationUs"] for x in r[False]])
-            t = median([x["perIterationUs"] for x in r[True]])
-            print("%-16s %14.2f %14.2f %8.1f%% %10.2f %10.2f" % (
-                program, u, t, (t / u - 1) * 100,
-                median([x["wallS"] for x in r[False]]),
-                median([x["wallS"] for x in r[True]])))
+            u = [x["perIterationUs"] for x in r[False]]
+            t = [x["perIterationUs"] for x in r[True]]
+            ratios = [(b / a - 1) * 100 for a, b in zip(u, t)]
+            print("%-16s %14.2f %14.2f %8.1f%% %7.1f%%..%5.1f%% %5d" % (
+                program, median(u), median(t), median(ratios), min(ratios),
+                max(ratios), len(ratios)))
+
+    # How often the collector unwound: once per path to a site is the aim.
+    print("\n%-28s %9s %9s %12s %11s" % (
+        "trace", "recorded", "unwound", "validations", "mismatches"))
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".trace.json") and name != "none.json":
+            t = json.load(open(os.path.join(out, name)))
+            print("%-28s %9d %9d %12s %11s" % (
+                name[: -len(".trace.json")], t["recordedCalls"], t["unwoundCalls"],
+                t.get("stackValidations", "-"), t.get("stackMismatches", "-")))
 
 
 if __name__ == "__main__":
