@@ -82,6 +82,17 @@ public:
     if (const auto *Literal = dyn_cast<StringLiteral>(Arg);
         Literal && Literal->getString().starts_with("cuda"))
       return found(Construct->getBeginLoc(), "names a \"cuda\" device");
+    // Device(name) with a name read at run time (a command-line option, a
+    // config field): the program is written to run on a GPU when told to.
+    QualType NameType = Arg->getType().getNonReferenceType();
+    const CXXRecordDecl *NameClass = NameType->getAsCXXRecordDecl();
+    if (!isa<StringLiteral>(Arg) &&
+        ((NameClass && NameClass->getIdentifier() &&
+          NameClass->getName() == "basic_string") ||
+         (NameType->isPointerType() &&
+          NameType->getPointeeType()->isCharType())))
+      return found(Construct->getBeginLoc(),
+                   "names its device at run time");
     return true;
   }
 

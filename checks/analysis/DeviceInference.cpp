@@ -127,6 +127,109 @@ bool isModuleClass(const CXXRecordDecl *RD) {
   return false;
 }
 
+/// `module.forward(inputs)` (or run_method) of a TorchScript module.
+bool isScriptModuleRun(const CallExpr *Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() ||
+      (Method->getName() != "forward" && Method->getName() != "run_method"))
+    return false;
+  const CXXRecordDecl *Class = Method->getParent();
+  for (const DeclContext *DC = Class->getDeclContext(); DC;
+       DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC); NS && isNamed(NS, "jit"))
+      return true;
+  return false;
+}
+
+/// What an IValue read as a tensor was computed from: for
+/// `pred.toTensor()` or `pred.toTuple()->elements()[0].toTensor()`, the
+/// expression `pred` stands for (its initializer) or the script module call
+/// itself.
+const Expr *ivalueOrigin(const CallExpr *ToTensor) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(ToTensor);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !isNamed(Method, "toTensor") ||
+      !isNamed(Method->getParent(), "IValue"))
+    return nullptr;
+  const Expr *E = Member->getImplicitObjectArgument();
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temporary->getSubExpr();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      return Var && Var->getInit() ? Var->getInit() : nullptr;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (isScriptModuleRun(Call))
+        return Call;
+      // toTuple(), elements(), operator[], operator-> on the way down.
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+        E = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+        continue;
+      }
+      if (const auto *Inner = dyn_cast<CXXMemberCallExpr>(Call)) {
+        E = Inner->getImplicitObjectArgument();
+        continue;
+      }
+      return nullptr;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1) {
+      E = Construct->getArg(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The tensors written in a script module's inputs: `{data}`, `inputs`.
+void collectTensorOperands(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S);
+      E && isa<DeclRefExpr, MemberExpr, CallExpr>(E) &&
+      isTensorType(E->getType())) {
+    Out.push_back(E);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    collectTensorOperands(Child, Out);
+}
+
+/// True for a module that holds layers (a Linear, a Sequential, a module of
+/// its own as a member): a model, whose inputs go where its weights are,
+/// rather than a data transform written as a module.
+bool holdsSubmodules(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  auto IsModuleOrHolder = [](QualType T) {
+    const CXXRecordDecl *Field = T->getAsCXXRecordDecl();
+    if (!Field)
+      return false;
+    if (isModuleClass(Field) || isNamed(Field, "ModuleHolder"))
+      return true;
+    if (!Field->hasDefinition())
+      return false;
+    for (const CXXBaseSpecifier &Base : Field->getDefinition()->bases())
+      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl();
+          B && isNamed(B, "ModuleHolder"))
+        return true;
+    return false;
+  };
+  for (const FieldDecl *Field : RD->getDefinition()->fields())
+    if (IsModuleOrHolder(Field->getType()))
+      return true;
+  return false;
+}
+
 /// The reference to the variable a module expression names: `m`, `*m`,
 /// `m->` (the object of a member call through ModuleHolder or shared_ptr).
 const DeclRefExpr *moduleReference(const Expr *E) {
@@ -371,6 +474,24 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     }
   }
 
+  // A TorchScript module's outputs, read from the IValue it returns, are
+  // where its inputs are.
+  if (const Expr *Origin = ivalueOrigin(Call)) {
+    const auto *Run = dyn_cast<CallExpr>(stripValueWrappers(Origin));
+    if (!Run || !isScriptModuleRun(Run) || Run->getNumArgs() == 0)
+      return PlacementFact{};
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    collectTensorOperands(Run->getArg(0), Inputs);
+    for (const Expr *Input : Inputs) {
+      std::optional<PlacementFact> Where = evaluateTensor(Input);
+      if (Where && Where->Where != Placement::Unknown)
+        return fact(Where->Where, Call,
+                    "the output of a TorchScript module run on a " +
+                        placementName(Where->Where).str() + " input");
+    }
+    return PlacementFact{};
+  }
+
   // Other tensor operations keep the device of their tensor operands: a
   // method keeps its object's, a function or operator its first known
   // operand's. Module calls (model->forward(x)) run where their inputs are.
@@ -483,6 +604,18 @@ DeviceInference::evaluateDevice(const Expr *Original) {
                     isTensorType(Member->getImplicitObjectArgument()->getType());
     if (RD && isNamed(RD, "Device") && !OfTensor)
       return fact(Placement::MaybeCuda, Original, "a device chosen at run time");
+    // A device named by a string the program reads at run time
+    // (to(device_name), Device(args.device)).
+    QualType ValueType = Value ? Value->getType().getNonReferenceType()
+                               : QualType();
+    bool IsString =
+        !ValueType.isNull() &&
+        ((RD && isNamed(RD, "basic_string")) ||
+         (ValueType->isPointerType() &&
+          ValueType->getPointeeType()->isCharType()));
+    if (IsString)
+      return fact(Placement::MaybeCuda, Original,
+                  "a device named at run time");
   }
   return Result;
 }
@@ -1207,6 +1340,19 @@ DeviceInference::evaluateParameter(const ParmVarDecl *Param, ValueKind Kind) {
     return PlacementFact{Placement::MaybeCuda, nullptr,
                          "the device parameter '" + Param->getName().str() +
                              "'"};
+  // A module's forward() computes where the module's parameters are, and
+  // its inputs must be there too: in a program that uses a GPU, that is
+  // wherever the program moved the model.
+  if (Entry.Where == Placement::Unknown && Kind == ValueKind::Tensor) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+    if (Method && isNamed(Method, "forward") &&
+        isModuleClass(Method->getParent()) &&
+        holdsSubmodules(Method->getParent()))
+      return PlacementFact{Placement::MaybeCuda, nullptr,
+                           "the input '" + Param->getName().str() +
+                               "' of a module's forward(), on the module's "
+                               "device"};
+  }
   return Entry;
 }
 

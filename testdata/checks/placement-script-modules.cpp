@@ -1,0 +1,39 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop
+// A TorchScript module's outputs are where its inputs are; a device named
+// by a string read at run time is a GPU the program may run on.
+#include <torch/script.h>
+#include <string>
+
+struct Detector {
+  torch::jit::script::Module Model;
+  std::string DeviceName;
+  explicit Detector(std::string Name) : DeviceName(Name) { Model.to(Name); }
+
+  void detect(torch::Tensor Frame, int Frames) {
+    for (int I = 0; I < Frames; ++I) {
+      torch::Tensor Input = Frame.to(DeviceName);
+      auto Output = Model.forward({Input});
+      torch::Tensor Boxes = Output.toTensor();
+      float Best = Boxes.sum().item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-6]]:5: note: loop starts here
+      torch::Tensor First = Output.toTuple()->elements()[0].toTensor();
+      float Score = First.sum().item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-10]]:5: note: loop starts here
+      (void)Best;
+      (void)Score;
+    }
+  }
+};
+
+// Inputs kept on the host: the module runs there, and reading its output
+// costs nothing.
+void onHost(torch::jit::script::Module &Model, torch::Tensor Frame,
+            int Frames) {
+  for (int I = 0; I < Frames; ++I) {
+    auto Output = Model.forward({Frame.to(torch::kCPU)});
+    (void)Output.toTensor().sum().item<float>();
+  }
+}
