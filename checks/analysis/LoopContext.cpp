@@ -201,17 +201,16 @@ bool writesOutput(const CallExpr *Call) {
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
     if (Operator->getOperator() != OO_LessLess || Operator->getNumArgs() != 2)
       return false;
+    // std::cout, a std::ofstream: classes derived from basic_ostream.
     const CXXRecordDecl *Stream =
         Operator->getArg(0)->getType().getNonReferenceType()
             ->getAsCXXRecordDecl();
-    for (; Stream; ) {
-      if (Stream->getName() == "basic_ostream")
+    while (Stream) {
+      if (Stream->getIdentifier() && Stream->getName() == "basic_ostream")
         return true;
       const CXXRecordDecl *Base = nullptr;
-      if (Stream->hasDefinition())
-        for (const CXXBaseSpecifier &Spec : Stream->bases())
-          if ((Base = Spec.getType()->getAsCXXRecordDecl()))
-            break;
+      if (Stream->hasDefinition() && Stream->getNumBases())
+        Base = Stream->bases_begin()->getType()->getAsCXXRecordDecl();
       Stream = Base;
     }
     return false;
@@ -809,10 +808,13 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   return takesTrainingStep(Outer, SM, Visited);
 }
 
+namespace {
+bool refersTo(const Stmt *S, const VarDecl *Var);
+
 /// True if the body of a counted loop reads its counter, so that each
 /// iteration does different work (elimination step t, frame i) rather than
 /// repeating the same work to time it.
-static bool bodyReadsCounter(const Stmt *Loop) {
+bool bodyReadsCounter(const Stmt *Loop) {
   const auto *For = dyn_cast<ForStmt>(Loop);
   if (!For || !For->getInc() || !For->getBody())
     return false;
@@ -824,20 +826,10 @@ static bool bodyReadsCounter(const Stmt *Loop) {
     Operand = Compound->getLHS();
   const auto *Ref =
       Operand ? dyn_cast<DeclRefExpr>(Operand->IgnoreParenImpCasts()) : nullptr;
-  if (!Ref)
-    return false;
-  struct CounterFinder : RecursiveASTVisitor<CounterFinder> {
-    const ValueDecl *Counter;
-    bool Found = false;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      Found |= E->getDecl() == Counter;
-      return !Found;
-    }
-  } Finder;
-  Finder.Counter = Ref->getDecl();
-  Finder.TraverseStmt(const_cast<Stmt *>(For->getBody()));
-  return Finder.Found;
+  const auto *Counter = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Counter && refersTo(For->getBody(), Counter);
 }
+} // namespace
 
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
