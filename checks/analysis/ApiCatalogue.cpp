@@ -9,10 +9,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
-namespace {
 
-/// The outermost named namespace enclosing \p D ("at", "torch", "c10", ...),
-/// looking through inline namespaces.
 llvm::StringRef outermostNamespace(const Decl *D) {
   llvm::StringRef Name;
   for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
@@ -22,6 +19,7 @@ llvm::StringRef outermostNamespace(const Decl *D) {
   return Name;
 }
 
+namespace {
 
 /// True if \p D is declared directly in namespace torch::cuda.
 bool isInTorchCudaNamespace(const Decl *D) {

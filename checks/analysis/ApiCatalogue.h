@@ -87,6 +87,10 @@ std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
 /// The cudaMemcpyKind value's name, e.g. "cudaMemcpyDeviceToHost".
 llvm::StringRef memcpyKindName(MemcpyDirection Direction);
 
+/// The outermost named namespace enclosing \p D ("at", "torch", "c10",
+/// "std", ...), looking through inline namespaces.
+llvm::StringRef outermostNamespace(const Decl *D);
+
 /// True if \p D is declared in LibTorch's namespaces at or torch.
 bool isInTorchNamespace(const Decl *D);
 

@@ -154,14 +154,9 @@ const Expr *ivalueOrigin(const CallExpr *ToTensor) {
     return nullptr;
   const Expr *E = Member->getImplicitObjectArgument();
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temporary->getSubExpr();
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    E = E->IgnoreParenImpCasts();
+    E = stripValueWrappers(E);
+    if (!E)
+      return nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
       const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
       return Var && Var->getInit() ? Var->getInit() : nullptr;
@@ -179,11 +174,6 @@ const Expr *ivalueOrigin(const CallExpr *ToTensor) {
         continue;
       }
       return nullptr;
-    }
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1) {
-      E = Construct->getArg(0);
-      continue;
     }
     return nullptr;
   }

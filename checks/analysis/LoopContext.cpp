@@ -225,23 +225,21 @@ bool writesOutput(const CallExpr *Call) {
     return true;
   // Project and logging-library functions: print_stats(), logger.info(),
   // spdlog::info(). Library math (torch::log, std::log1p) is not output.
-  std::string Qualified = Callee->getQualifiedNameAsString();
-  llvm::StringRef Scope(Qualified);
-  if (Scope.starts_with("spdlog::"))
+  llvm::StringRef Namespace = outermostNamespace(Callee);
+  if (Namespace == "spdlog")
     return true;
-  if (Scope.starts_with("std::") || Scope.starts_with("torch::") ||
-      Scope.starts_with("at::") || Scope.starts_with("c10::"))
+  if (llvm::is_contained({"std", "torch", "at", "c10"}, Namespace))
     return false;
   std::string Lower = Name.lower();
-  if (llvm::StringRef(Lower).contains("print") ||
-      (llvm::StringRef(Lower).starts_with("log") &&
-       !llvm::StringRef(Lower).starts_with("logit") &&
-       !llvm::StringRef(Lower).starts_with("log_softmax")))
+  llvm::StringRef LowerName(Lower);
+  if (LowerName.contains("print") ||
+      (LowerName.starts_with("log") && !LowerName.starts_with("logit") &&
+       !LowerName.starts_with("log_softmax")))
     return true;
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee))
-    return llvm::StringRef(Method->getParent()->getName().lower())
-        .contains("log");
-  return false;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  return Method && Method->getParent()->getIdentifier() &&
+         Method->getParent()->getName().lower().find("log") !=
+             std::string::npos;
 }
 
 /// True if \p Branch writes output (see writesOutput).
