@@ -142,7 +142,7 @@ LaunchBoundLoopCheck::verdictFor(const Stmt *Loop, ASTContext &Ctx) {
     // Setup and teardown loops queue no device work; timing harnesses
     // repeat launches to measure them.
     if (!ReportSetupAndTimingLoops &&
-        classifyLoop(Loop, Ctx) != LoopRole::Steady)
+        classifyLoop(Loop, Ctx, Facts.get()) != LoopRole::Steady)
       return;
     V.Work = Capture->analyzeIteration(Loop);
     const IterationWork &Work = V.Work;

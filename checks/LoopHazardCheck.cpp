@@ -50,7 +50,7 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
 LoopRole LoopHazardCheck::roleOf(const Stmt *Loop, ASTContext &Ctx) {
   auto [It, Inserted] = LoopRoles.try_emplace(Loop, LoopRole::Steady);
   if (Inserted)
-    It->second = classifyLoop(Loop, Ctx);
+    It->second = classifyLoop(Loop, Ctx, Facts.get());
   return It->second;
 }
 

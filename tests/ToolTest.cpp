@@ -251,6 +251,61 @@ void train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
   EXPECT_EQ(0, Alone.Status) << Alone.Out << Alone.Err;
 }
 
+// A loop whose only calls are functions defined in other files is a step
+// loop only if one of them queues device work: per-device setup and
+// teardown loops in main() that call allocators elsewhere stay silent,
+// while the allocator called from the time-step loop is reported.
+TEST_F(ToolTest, LoopsCallingAllocatorsInOtherFilesAreSetup) {
+  std::string Buffers = write("buffers.cpp", R"cpp(#include <cuda_runtime.h>
+void allocateField(float **Field, size_t Bytes) { cudaMalloc((void **)Field, Bytes); }
+void freeField(float *Field) { cudaFree(Field); }
+void releaseScratch(float *Scratch) { cudaFree(Scratch); }
+)cpp");
+  // launchAdvance() is defined in no file given: it may launch.
+  std::string Step = write("step.cpp", R"cpp(#include <cuda_runtime.h>
+void launchAdvance(float *Field);
+void releaseScratch(float *Scratch);
+void timeStep(float *Field, float *Scratch) {
+  launchAdvance(Field);
+  releaseScratch(Scratch);
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <cuda_runtime.h>
+void allocateField(float **Field, size_t Bytes);
+void freeField(float *Field);
+void timeStep(float *Field, float *Scratch);
+int main() {
+  float *Fields[4];
+  float *Scratch = nullptr;
+  for (int Device = 0; Device < 4; ++Device)
+    allocateField(&Fields[Device], 1 << 20);
+  for (int Cycle = 0; Cycle < 1000; ++Cycle)
+    timeStep(Fields[0], Scratch);
+  for (int Device = 0; Device < 4; ++Device)
+    freeField(Fields[Device]);
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R = run(Tool, {"--index=" + Index, Buffers, Step, Main, "--",
+                            "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("buffers.cpp:4:39: warning: 'cudaFree' synchronizes "
+                       "with the GPU on every call of 'releaseScratch()', "
+                       "which runs on every iteration of the loop at "
+                       "main.cpp:10"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("buffers.cpp:2:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("buffers.cpp:3:")) << R.Out;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Written =
+      llvm::MemoryBuffer::getFile(Index);
+  ASSERT_TRUE(static_cast<bool>(Written));
+  EXPECT_NE(std::string::npos,
+            (*Written)->getBuffer().find(
+                "\"freeField/1\":{\"queuesWork\":false,\"unseenCallees\":[]}"))
+      << (*Written)->getBuffer().str();
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

@@ -3,6 +3,7 @@
 #include "analysis/LoopContext.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/ProjectFacts.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -368,15 +369,22 @@ bool isTensorMetadataCall(const FunctionDecl *Callee) {
       .Default(false);
 }
 
+/// One question "does running this queue device work?", memoised per
+/// function, with what is known of functions defined elsewhere.
+struct DeviceWorkSearch {
+  const SourceManager &SM;
+  const UnseenFunctions &Unseen;
+  llvm::DenseMap<const FunctionDecl *, bool> Memo{};
+};
+
 bool functionQueuesDeviceWork(const FunctionDecl *Function,
-                              const SourceManager &SM,
-                              llvm::DenseMap<const FunctionDecl *, bool> &Memo,
-                              unsigned Depth);
+                              DeviceWorkSearch &Search, unsigned Depth);
 
 bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
   struct Finder : RecursiveASTVisitor<Finder> {
     const SourceManager &SM;
-    llvm::DenseMap<const FunctionDecl *, bool> Memo;
+    UnseenFunctions MayLaunch;
+    DeviceWorkSearch Search{SM, MayLaunch};
     bool Found = false;
     explicit Finder(const SourceManager &SM) : SM(SM) {}
     bool VisitCallExpr(CallExpr *Call) {
@@ -404,7 +412,7 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
       } else if (!SM.isInSystemHeader(
                      SM.getExpansionLoc(Callee->getLocation()))) {
         // User code: what its body does, where it is visible.
-        Found = functionQueuesDeviceWork(Callee, SM, Memo, 0);
+        Found = functionQueuesDeviceWork(Callee, Search, 0);
       } else {
         for (const DeclContext *DC = Callee->getDeclContext(); DC && !Found;
              DC = DC->getParent())
@@ -443,48 +451,47 @@ bool launchesDeviceWork(const FunctionDecl *Callee) {
 }
 
 /// True if running \p Body queues device work, directly or through the
-/// functions it calls (user code defined elsewhere is assumed to).
-bool queuesDeviceWork(const Stmt *Body, const SourceManager &SM,
-                      llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+/// functions it calls (what those defined elsewhere do, \p Search's
+/// UnseenFunctions says).
+bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
                       unsigned Depth);
 
 bool functionQueuesDeviceWork(const FunctionDecl *Function,
-                              const SourceManager &SM,
-                              llvm::DenseMap<const FunctionDecl *, bool> &Memo,
-                              unsigned Depth) {
+                              DeviceWorkSearch &Search, unsigned Depth) {
   const FunctionDecl *Definition = Function->getDefinition();
-  if (!Definition || !Definition->hasBody() || Depth > 4)
-    return true; // not visible: may launch
-  auto [It, Inserted] = Memo.try_emplace(Definition, false);
+  if (!Definition || !Definition->hasBody())
+    return Search.Unseen.mayQueueDeviceWork(Function);
+  if (Depth > 4)
+    return true; // too deep to follow: may launch
+  auto [It, Inserted] = Search.Memo.try_emplace(Definition, false);
   if (!Inserted)
     return It->second; // known, or a recursive cycle (false meanwhile)
-  bool Result = queuesDeviceWork(Definition->getBody(), SM, Memo, Depth + 1);
-  Memo[Definition] = Result;
+  bool Result = queuesDeviceWork(Definition->getBody(), Search, Depth + 1);
+  Search.Memo[Definition] = Result;
   return Result;
 }
 
-bool queuesDeviceWork(const Stmt *Body, const SourceManager &SM,
-                      llvm::DenseMap<const FunctionDecl *, bool> &Memo,
+bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
                       unsigned Depth) {
   struct Finder : RecursiveASTVisitor<Finder> {
-    const SourceManager &SM;
-    llvm::DenseMap<const FunctionDecl *, bool> &Memo;
+    DeviceWorkSearch &Search;
     unsigned Depth;
     bool Found = false;
-    Finder(const SourceManager &SM, decltype(Memo) Memo, unsigned Depth)
-        : SM(SM), Memo(Memo), Depth(Depth) {}
+    Finder(DeviceWorkSearch &Search, unsigned Depth)
+        : Search(Search), Depth(Depth) {}
     bool VisitCallExpr(CallExpr *Call) {
       const FunctionDecl *Callee = Call->getDirectCallee();
       if (isa<CUDAKernelCallExpr>(Call) || !Callee)
         Found = true; // a launch, or a call through a pointer
-      else if (SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+      else if (Search.SM.isInSystemHeader(
+                   Search.SM.getExpansionLoc(Callee->getLocation())))
         Found = launchesDeviceWork(Callee);
       else
         Found = launchesDeviceWork(Callee) ||
-                functionQueuesDeviceWork(Callee, SM, Memo, Depth);
+                functionQueuesDeviceWork(Callee, Search, Depth);
       return !Found;
     }
-  } F(SM, Memo, Depth);
+  } F(Search, Depth);
   F.TraverseStmt(const_cast<Stmt *>(Body));
   return F.Found;
 }
@@ -829,10 +836,27 @@ bool bodyReadsCounter(const Stmt *Loop) {
 }
 } // namespace
 
-LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx) {
+bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
+  if (Collected) {
+    Collected->push_back(Function);
+    return false;
+  }
+  if (Facts)
+    if (std::optional<bool> Known = Facts->queuesDeviceWork(Function))
+      return *Known;
+  return true;
+}
+
+bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
+                      const UnseenFunctions &Unseen) {
+  DeviceWorkSearch Search{Ctx.getSourceManager(), Unseen};
+  return queuesDeviceWork(Body, Search, 0);
+}
+
+LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
+                      const ProjectFacts *Facts) {
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::DenseMap<const FunctionDecl *, bool> Memo;
-  if (!queuesDeviceWork(Loop, SM, Memo, 0))
+  if (!queuesDeviceWork(Loop, Ctx, UnseenFunctions{Facts}))
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;

@@ -78,14 +78,38 @@ enum class LoopRole {
                    // epoch
 };
 
+class ProjectFacts;
+
+/// What a search for device work assumes of the functions this translation
+/// unit calls but does not define.
+struct UnseenFunctions {
+  /// What the program's other files say of them (the project index); a
+  /// function it does not know may launch.
+  const ProjectFacts *Facts = nullptr;
+  /// When set, such functions are collected here instead and count as
+  /// queuing no work: this translation unit's own view, which the project
+  /// index completes with the other files' views.
+  llvm::SmallVectorImpl<const FunctionDecl *> *Collected = nullptr;
+
+  bool mayQueueDeviceWork(const FunctionDecl *Function) const;
+};
+
+/// True if running \p Body queues device work (a kernel launch, LibTorch
+/// operation or CUDA library routine), directly or through the functions it
+/// calls.
+bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
+                      const UnseenFunctions &Unseen);
+
 /// Classifies \p Loop: no kernel launch, LibTorch operation, CUDA library
-/// routine or call to user code that performs one makes it setup or
+/// routine or call to user code that performs one (here, or in another file
+/// as \p Facts tells; unknown functions may) makes it setup or
 /// teardown; a timer read within three statements before and after it makes
 /// it a timing harness. A loop that takes no training step (backward(), an
 /// optimizer's step()) while a loop or call beside it in the same enclosing
 /// loop (or, for a loop outside loops, in the same function) does is an
 /// evaluation pass.
-LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx);
+LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
+                      const ProjectFacts *Facts = nullptr);
 
 /// True if \p S sits next to a clock reading (the statement before or after
 /// it in its block reads a timer): a synchronization that makes a

@@ -43,7 +43,14 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   struct Collector : RecursiveASTVisitor<Collector> {
     const SourceManager &SM;
     llvm::SmallVector<const CallExpr *, 64> Calls;
+    llvm::SmallVector<const FunctionDecl *, 32> Definitions;
     explicit Collector(const SourceManager &SM) : SM(SM) {}
+    bool VisitFunctionDecl(FunctionDecl *Function) {
+      if (Function->doesThisDeclarationHaveABody() &&
+          !Function->isDependentContext())
+        Definitions.push_back(Function);
+      return true;
+    }
     bool VisitCallExpr(CallExpr *Call) {
       if (const FunctionDecl *Callee = stepCallee(Call);
           Callee &&
@@ -58,6 +65,24 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       Calls.TraverseDecl(D);
 
   ProjectFacts Facts;
+  // Which functions defined elsewhere a search for device work reached;
+  // they count as queuing none here, and the index decides.
+  auto UnseenCalleeKeys = [&](const Stmt *Body, bool &QueuesWork) {
+    llvm::SmallVector<const FunctionDecl *, 4> Unseen;
+    QueuesWork =
+        xfer::queuesDeviceWork(Body, Ctx, UnseenFunctions{nullptr, &Unseen});
+    llvm::SmallVector<std::string, 2> Keys;
+    if (!QueuesWork)
+      for (const FunctionDecl *Function : Unseen)
+        if (!llvm::is_contained(Keys, functionKey(Function)))
+          Keys.push_back(functionKey(Function));
+    return Keys;
+  };
+  for (const FunctionDecl *Function : Calls.Definitions) {
+    FunctionWork Work;
+    Work.UnseenCallees = UnseenCalleeKeys(Function->getBody(), Work.QueuesWork);
+    Facts.DefinedFunctions[functionKey(Function)] = std::move(Work);
+  }
   llvm::DenseMap<const Stmt *, LoopRole> Roles;
   auto RoleOf = [&](const Stmt *Loop) {
     auto [It, Inserted] = Roles.try_emplace(Loop, LoopRole::Steady);
@@ -84,11 +109,27 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                  })) {
         SourceLocation Loc =
             SM.getExpansionLoc(Frequency.Loops.front().Loop->getBeginLoc());
-        Facts.StepCalls.try_emplace(
-            functionKey(Callee),
-            (llvm::sys::path::filename(SM.getFilename(Loc)) + ":" +
-             llvm::Twine(SM.getExpansionLineNumber(Loc)))
-                .str());
+        std::string Where = (llvm::sys::path::filename(SM.getFilename(Loc)) +
+                             ":" + llvm::Twine(SM.getExpansionLineNumber(Loc)))
+                                .str();
+        // A loop whose only device work would be in functions defined in
+        // other files is a step loop if the index finds some there.
+        ConditionalStep Conditional{Where, {}};
+        bool Unconditional = false;
+        for (const EnclosingLoop &L : Frequency.Loops) {
+          if (RoleOf(L.Loop) != LoopRole::Steady)
+            continue;
+          bool QueuesWork = false;
+          for (std::string &Key : UnseenCalleeKeys(L.Loop, QueuesWork))
+            if (!llvm::is_contained(Conditional.UnseenCallees, Key))
+              Conditional.UnseenCallees.push_back(std::move(Key));
+          Unconditional |= QueuesWork;
+        }
+        if (Unconditional)
+          Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
+        else
+          Facts.ConditionalStepCalls.try_emplace(functionKey(Callee),
+                                                 std::move(Conditional));
       }
     }
     if (!Callee->getNumParams())
@@ -109,8 +150,41 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   return Facts.toJSON();
 }
 
+void ProjectFacts::propagateWork() {
+  // Least fixed point: a function queues work if its own file shows so, or
+  // one of the functions it calls that are defined elsewhere does; one that
+  // no file defines may.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &Entry : DefinedFunctions) {
+      FunctionWork &Work = Entry.second;
+      if (Work.QueuesWork)
+        continue;
+      Work.QueuesWork = llvm::any_of(Work.UnseenCallees, [&](llvm::StringRef Key) {
+        auto It = DefinedFunctions.find(Key);
+        return It == DefinedFunctions.end() || It->second.QueuesWork;
+      });
+      Changed |= Work.QueuesWork;
+    }
+  }
+}
+
+std::optional<bool>
+ProjectFacts::queuesDeviceWork(const FunctionDecl *Function) const {
+  auto It = DefinedFunctions.find(functionKey(Function));
+  if (It == DefinedFunctions.end())
+    return std::nullopt;
+  return It->second.QueuesWork;
+}
+
 void ProjectFacts::propagateSteps() {
   Steps.clear();
+  for (const auto &Entry : ConditionalStepCalls)
+    if (llvm::any_of(Entry.second.UnseenCallees, [&](llvm::StringRef Key) {
+          auto It = DefinedFunctions.find(Key);
+          return It == DefinedFunctions.end() || It->second.QueuesWork;
+        }))
+      StepCalls.try_emplace(Entry.first(), Entry.second.Loop);
   llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
   for (const auto &[Caller, Callee] : Calls)
     Callees[Caller].push_back(Callee);
@@ -149,6 +223,32 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const auto &[Key, Value] : *Roots)
       if (std::optional<llvm::StringRef> Loop = Value.getAsString())
         StepCalls.try_emplace(Key.str(), Loop->str());
+  auto ReadKeys = [](const llvm::json::Object &From) {
+    llvm::SmallVector<std::string, 2> Keys;
+    if (const llvm::json::Array *Array = From.getArray("unseenCallees"))
+      for (const llvm::json::Value &Key : *Array)
+        if (std::optional<llvm::StringRef> Name = Key.getAsString())
+          Keys.push_back(Name->str());
+    return Keys;
+  };
+  if (const llvm::json::Object *Conditional =
+          Object->getObject("stepCallsIfWork"))
+    for (const auto &[Key, Value] : *Conditional)
+      if (const llvm::json::Object *Step = Value.getAsObject())
+        if (std::optional<llvm::StringRef> Loop = Step->getString("loop"))
+          ConditionalStepCalls.try_emplace(
+              Key.str(), ConditionalStep{Loop->str(), ReadKeys(*Step)});
+  if (const llvm::json::Object *Defined = Object->getObject("functions"))
+    for (const auto &[Key, Value] : *Defined)
+      if (const llvm::json::Object *Work = Value.getAsObject()) {
+        // A function defined in a header is seen by several files: it
+        // queues work if any of them shows so.
+        FunctionWork &Into = DefinedFunctions[Key.str()];
+        Into.QueuesWork |= Work->getBoolean("queuesWork").value_or(true);
+        for (std::string &Callee : ReadKeys(*Work))
+          if (!llvm::is_contained(Into.UnseenCallees, Callee))
+            Into.UnseenCallees.push_back(std::move(Callee));
+      }
   if (const llvm::json::Array *Edges = Object->getArray("calls"))
     for (const llvm::json::Value &Edge : *Edges)
       if (const llvm::json::Array *Pair = Edge.getAsArray();
@@ -189,6 +289,22 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Object Roots;
   for (const auto &Entry : StepCalls)
     Roots[Entry.first().str()] = Entry.second;
+  auto WriteKeys = [](llvm::ArrayRef<std::string> Keys) {
+    llvm::json::Array Array;
+    for (const std::string &Key : Keys)
+      Array.push_back(Key);
+    return Array;
+  };
+  llvm::json::Object Conditional;
+  for (const auto &Entry : ConditionalStepCalls)
+    Conditional[Entry.first().str()] = llvm::json::Object{
+        {"loop", Entry.second.Loop},
+        {"unseenCallees", WriteKeys(Entry.second.UnseenCallees)}};
+  llvm::json::Object Defined;
+  for (const auto &Entry : DefinedFunctions)
+    Defined[Entry.first().str()] = llvm::json::Object{
+        {"queuesWork", Entry.second.QueuesWork},
+        {"unseenCallees", WriteKeys(Entry.second.UnseenCallees)}};
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
@@ -196,6 +312,8 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"usesCuda", UsesCuda},
                             {"parameters", std::move(Functions)},
                             {"stepCalls", std::move(Roots)},
+                            {"stepCallsIfWork", std::move(Conditional)},
+                            {"functions", std::move(Defined)},
                             {"calls", std::move(Edges)}};
 }
 
@@ -225,6 +343,7 @@ ProjectFacts::load(llvm::StringRef Path) {
                                    Path.str().c_str());
   auto Facts = std::make_shared<ProjectFacts>();
   Facts->merge(*Json);
+  Facts->propagateWork();
   Facts->propagateSteps();
   Loaded[Path] = Facts;
   return Facts;

@@ -37,9 +37,16 @@ public:
   /// The facts of one translation unit, as JSON:
   /// {"usesCuda": bool, "parameters": {"<key>": ["cuda", null, ...]},
   ///  "stepCalls": {"<callee key>": "<file>:<line> of the loop"},
+  ///  "stepCallsIfWork": {"<callee key>": {"loop": "<file>:<line>",
+  ///                       "unseenCallees": ["<key>", ...]}},
+  ///  "functions": {"<key>": {"queuesWork": bool,
+  ///                          "unseenCallees": ["<key>", ...]}},
   ///  "calls": [["<caller key>", "<callee key>"], ...]}: the calls made on
-  /// every iteration of a hot loop, and the unconditional calls between
-  /// functions outside loops, through which a step reaches further.
+  /// every iteration of a hot loop (or of a loop that is hot if a function
+  /// defined in another file queues device work), whether each function
+  /// defined here queues device work or which functions defined elsewhere
+  /// decide it, and the unconditional calls between functions outside
+  /// loops, through which a step reaches further.
   static llvm::json::Value collect(ASTContext &Ctx, DeviceInference &Devices);
 
   /// Merges the facts of several translation units (the join of known
@@ -68,13 +75,37 @@ public:
   /// or through unconditional calls, in any file of the program.
   const StepOrigin *stepOrigin(const FunctionDecl *Function) const;
 
+  /// Whether running \p Function queues device work (a kernel launch,
+  /// LibTorch operation or CUDA library routine), directly or through what
+  /// it calls, as the file that defines it shows; none when no file of the
+  /// program defines it.
+  std::optional<bool> queuesDeviceWork(const FunctionDecl *Function) const;
+
 private:
-  /// Spreads step origins from the functions called in loops to what they
-  /// call unconditionally: derived once, when an index is loaded.
+  /// What one function's definition shows: device work of its own, or the
+  /// functions defined elsewhere that it calls and that decide.
+  struct FunctionWork {
+    bool QueuesWork = false;
+    llvm::SmallVector<std::string, 2> UnseenCallees;
+  };
+  /// A loop that is a step loop if one of the functions it calls, defined
+  /// elsewhere, queues device work (else it sets up or tears down).
+  struct ConditionalStep {
+    std::string Loop;
+    llvm::SmallVector<std::string, 2> UnseenCallees;
+  };
+
+  /// Derives what an index's merged facts imply, once, when it is loaded:
+  /// which functions queue device work, through functions defined in other
+  /// files too; and from the functions called in step loops, what they call
+  /// unconditionally.
+  void propagateWork();
   void propagateSteps();
 
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
   llvm::StringMap<std::string> StepCalls;
+  llvm::StringMap<ConditionalStep> ConditionalStepCalls;
+  llvm::StringMap<FunctionWork> DefinedFunctions;
   std::vector<std::pair<std::string, std::string>> Calls;
   llvm::StringMap<StepOrigin> Steps;
   bool UsesCuda = false;
