@@ -1,6 +1,7 @@
 //===--- CreateOnDeviceCheck.cpp - xfer-create-on-device ------------------===//
 
 #include "CreateOnDeviceCheck.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/ProjectFacts.h"
 #include "analysis/StepFunctions.h"
 #include "analysis/ApiCatalogue.h"
@@ -204,7 +205,7 @@ void CreateOnDeviceCheck::onStartOfTranslationUnit() {
     Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
       llvm::consumeError(std::move(Failed));
     });
-  Devices.reset();
+  Analyses.reset();
 }
 
 void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
@@ -212,10 +213,11 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LangOpts = Ctx.getLangOpts();
-  if (!Devices)
-    Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
+  if (!Analyses)
+    Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
+  DeviceInference &Devices = Analyses->devices();
 
-  std::optional<Move> M = identifyMove(Call, *Devices);
+  std::optional<Move> M = identifyMove(Call, Devices);
   if (!M)
     return;
 
@@ -230,7 +232,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     std::optional<TorchCall> Torch = identifyTorchCall(Convert);
     if (!Torch || Torch->Op != TorchOp::To || Convert->getNumArgs() == 0 ||
         isTensorType(Convert->getArg(0)->getType()) ||
-        Devices->deviceValue(Convert->getArg(0)))
+        Devices.deviceValue(Convert->getArg(0)))
       break;
     Object = Convert->getImplicitObjectArgument();
     ThroughDtypeConversion = true;
@@ -249,7 +251,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         usesIn(Variable, Function->getBody()) != 1)
       return;
   }
-  if (Devices->tensorPlacement(Factory).Where != Placement::Cpu)
+  if (Devices.tensorPlacement(Factory).Where != Placement::Cpu)
     return;
 
   ExecutionFrequency Frequency = analyzeFrequency(Factory, Ctx);
@@ -260,7 +262,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   if (!ReportOneTimeCreations && !Frequency.inLoop() &&
-      !runsEveryStep(enclosingFunction(Call, Ctx), *Devices, Facts.get(), Ctx))
+      !runsEveryStep(enclosingFunction(Call, Ctx), Devices, Facts.get(), Ctx))
     return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);
@@ -315,7 +317,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       // Options that already name a device (even kCPU), or whose settings
       // change meaning on the device, are left alone.
       if (isa<InitListExpr>(Options) || optionsBlockFix(Options) ||
-          Devices->deviceValue(Factory->getArg(*OptionsIndex)))
+          Devices.deviceValue(Factory->getArg(*OptionsIndex)))
         Fixable = false;
     }
     for (SourceLocation Loc : Touched)

@@ -11,6 +11,8 @@
 
 namespace clang::tidy::xfer {
 
+class TranslationUnitAnalyses;
+
 class ProjectFacts;
 
 /// Finds tensors that a LibTorch factory creates on the host only for them
@@ -39,7 +41,7 @@ private:
   const bool ReportOneTimeCreations;
   const std::string ProjectIndex;
   std::shared_ptr<const ProjectFacts> Facts;
-  std::unique_ptr<DeviceInference> Devices;
+  std::shared_ptr<TranslationUnitAnalyses> Analyses;
   CostCitations Costs;
 };
 

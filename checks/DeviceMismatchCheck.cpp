@@ -1,6 +1,7 @@
 //===--- DeviceMismatchCheck.cpp - xfer-device-mismatch -------------------===//
 
 #include "DeviceMismatchCheck.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -314,14 +315,14 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
-  Devices.reset();
+  Analyses.reset();
   ForcedCuda.clear();
 }
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  if (!Devices)
-    Devices = std::make_unique<DeviceInference>(Ctx);
+  if (!Analyses)
+    Analyses = TranslationUnitAnalyses::of(Ctx, /*Index=*/nullptr);
 
   if (const auto *Deref = Result.Nodes.getNodeAs<UnaryOperator>("deref")) {
     checkHostAccess(Deref, Deref->getSubExpr(), "dereferenced", Ctx);
@@ -435,14 +436,14 @@ DeviceMismatchCheck::unconditionalCudaPlacement(const FunctionDecl *Function,
       if (Torch->Op == TorchOp::Cuda || Torch->Op == TorchOp::To ||
           Torch->Op == TorchOp::Factory)
         PlacesOnCuda =
-            Devices->tensorPlacement(Call).Where == Placement::Cuda;
+            Analyses->devices().tensorPlacement(Call).Where == Placement::Cuda;
     } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
                Member && isNamed(Member->getMethodDecl(), "to") &&
                Call->getNumArgs() >= 1 &&
                isModuleType(Ctx.getRecordType(
                    Member->getMethodDecl()->getParent()))) {
       std::optional<PlacementFact> Device =
-          Devices->deviceValue(Call->getArg(0));
+          Analyses->devices().deviceValue(Call->getArg(0));
       PlacesOnCuda = Device && Device->Where == Placement::Cuda;
     }
     if (PlacesOnCuda && isUnconditional(Call, Ctx))
@@ -526,7 +527,7 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
   const Stmt *ForcedAt = nullptr;
   bool DeviceFirst = false;
   for (const Expr *E : Operands) {
-    PlacementFact Fact = Devices->tensorPlacement(E);
+    PlacementFact Fact = Analyses->devices().tensorPlacement(E);
     if (isHostPlacement(Fact.Where)) {
       // A 0-dim CPU tensor is read as a scalar next to CUDA tensors.
       if (!HostOperand && !isZeroDimTensor(E) &&
@@ -558,7 +559,7 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
 void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
                                           const Expr *Module,
                                           ASTContext &Ctx) {
-  PlacementFact ModuleFact = Devices->modulePlacement(Module);
+  PlacementFact ModuleFact = Analyses->devices().modulePlacement(Module);
   const Stmt *ForcedAt = nullptr;
   bool ModuleOnHost = isHostPlacement(ModuleFact.Where);
   bool ModuleOnDevice =
@@ -571,7 +572,7 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
   for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I)
     collectTensors(Call->getArg(I), Inputs);
   for (const Expr *Input : Inputs) {
-    PlacementFact InputFact = Devices->tensorPlacement(Input);
+    PlacementFact InputFact = Analyses->devices().tensorPlacement(Input);
     bool Mismatch = false;
     if (ModuleOnDevice)
       Mismatch = isHostPlacement(InputFact.Where);
@@ -607,7 +608,7 @@ void DeviceMismatchCheck::checkDiscardedMove(const CXXMemberCallExpr *Call,
     if (Call->getNumArgs() == 0)
       return;
     const Expr *Target = Call->getArg(0);
-    if (!isTensorType(Target->getType()) && !Devices->deviceValue(Target))
+    if (!isTensorType(Target->getType()) && !Analyses->devices().deviceValue(Target))
       return;
   } else if (Torch->Op != TorchOp::Cuda && Torch->Op != TorchOp::Cpu) {
     return;
@@ -616,7 +617,7 @@ void DeviceMismatchCheck::checkDiscardedMove(const CXXMemberCallExpr *Call,
   if (!isa<DeclRefExpr, MemberExpr>(Object))
     return; // a temporary: nothing stays behind
   std::string Name = operandName(Object, Ctx);
-  PlacementFact Fact = Devices->tensorPlacement(Object);
+  PlacementFact Fact = Analyses->devices().tensorPlacement(Object);
   std::string Stays = Fact.Where == Placement::Unknown
                           ? "stays where it was"
                           : "stays " + tensorPlacementPhrase(Fact.Where);
@@ -659,8 +660,8 @@ void DeviceMismatchCheck::checkMemcpyKind(const CallExpr *Call,
 
   const Expr *Dst = Call->getArg(0);
   const Expr *Src = Call->getArg(SourceIndex);
-  PlacementFact DstFact = Devices->pointerPlacement(Dst);
-  PlacementFact SrcFact = Devices->pointerPlacement(Src);
+  PlacementFact DstFact = Analyses->devices().pointerPlacement(Dst);
+  PlacementFact SrcFact = Analyses->devices().pointerPlacement(Src);
   Side DstSide = pointerSide(DstFact.Where);
   Side SrcSide = pointerSide(SrcFact.Where);
   bool DstWrong = DstSide != Side::Unknown &&
@@ -738,7 +739,7 @@ void DeviceMismatchCheck::checkKernelArguments(const CallExpr *Launch,
     collectLaunchArguments(Launch->getArg(3), Pointers);
   }
   for (const Expr *Pointer : Pointers) {
-    PlacementFact Fact = Devices->pointerPlacement(Pointer);
+    PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
     // Pinned memory from cudaMallocHost/cudaHostAlloc/cudaHostRegister is
     // mapped into the device's address space under unified addressing.
     if (Fact.Where != Placement::Cpu)
@@ -758,7 +759,7 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
                                           ASTContext &Ctx) {
   if (isInDeviceCode(Access, Ctx) || isUnevaluated(Access, Ctx))
     return;
-  PlacementFact Fact = Devices->pointerPlacement(Pointer);
+  PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
   if (Fact.Where != Placement::Cuda)
     return;
   diag(Access->getExprLoc(),
@@ -773,7 +774,7 @@ void DeviceMismatchCheck::checkMemset(const CallExpr *Call, ASTContext &Ctx) {
   if (isInDeviceCode(Call, Ctx) || Call->getNumArgs() < 1)
     return;
   const Expr *Pointer = Call->getArg(0);
-  PlacementFact Fact = Devices->pointerPlacement(Pointer);
+  PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
   // Pageable memory only: pinned memory is mapped under unified addressing.
   if (Fact.Where != Placement::Cpu)
     return;
@@ -790,7 +791,7 @@ void DeviceMismatchCheck::checkFree(const CallExpr *Call, CudaApi Api,
   if (isInDeviceCode(Call, Ctx) || Call->getNumArgs() != 1)
     return;
   const Expr *Pointer = Call->getArg(0);
-  PlacementFact Fact = Devices->pointerPlacement(Pointer);
+  PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
   // cudaFree of pinned host memory, cudaFreeHost of device memory.
   bool FreesPinned = Api == CudaApi::Free && Fact.Where == Placement::PinnedCpu;
   bool FreesDevice = Api == CudaApi::FreeHost && Fact.Where == Placement::Cuda;

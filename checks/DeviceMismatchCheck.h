@@ -11,6 +11,8 @@
 
 namespace clang::tidy::xfer {
 
+class TranslationUnitAnalyses;
+
 /// Finds memory used on the wrong side of the host/device boundary:
 ///   - LibTorch operations and module calls whose tensors live on different
 ///     devices, and `t.to(device);` statements that discard the moved copy;
@@ -60,7 +62,7 @@ private:
   void noteOrigin(const Expr *Value, const PlacementFact &Fact,
                   ASTContext &Ctx);
 
-  std::unique_ptr<DeviceInference> Devices;
+  std::shared_ptr<TranslationUnitAnalyses> Analyses;
   llvm::DenseMap<const FunctionDecl *, const Stmt *> ForcedCuda;
 };
 

@@ -1,6 +1,7 @@
 //===--- LaunchBoundLoopCheck.cpp - xfer-launch-bound-loop ----------------===//
 
 #include "LaunchBoundLoopCheck.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/AstUtils.h"
 #include "analysis/LoopContext.h"
 #include "clang/AST/ASTContext.h"
@@ -107,18 +108,14 @@ void LaunchBoundLoopCheck::onStartOfTranslationUnit() {
     });
   Verdicts.clear();
   Reported.clear();
-  Evidence.reset();
   Capture.reset();
-  Summaries.reset();
-  Devices.reset();
+  Analyses.reset();
 }
 
 bool LaunchBoundLoopCheck::programUsesCuda(ASTContext &Ctx) {
   if (ProjectUsesCuda || (Facts && Facts->usesCuda()))
     return true;
-  if (!Evidence)
-    Evidence = findCudaEvidence(Ctx);
-  return Evidence->Found;
+  return Analyses->cudaEvidence().Found;
 }
 
 const LaunchBoundLoopCheck::Verdict &
@@ -142,7 +139,7 @@ LaunchBoundLoopCheck::verdictFor(const Stmt *Loop, ASTContext &Ctx) {
     // Setup and teardown loops queue no device work; timing harnesses
     // repeat launches to measure them.
     if (!ReportSetupAndTimingLoops &&
-        classifyLoop(Loop, Ctx, Facts.get()) != LoopRole::Steady)
+        Analyses->roleOf(Loop) != LoopRole::Steady)
       return;
     V.Work = Capture->analyzeIteration(Loop);
     const IterationWork &Work = V.Work;
@@ -160,14 +157,13 @@ LaunchBoundLoopCheck::verdictFor(const Stmt *Loop, ASTContext &Ctx) {
 void LaunchBoundLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
-  if (!Devices) {
-    Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
+  if (!Analyses) {
+    Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
     // A capture must not be recommended past a sync on a tensor of unknown
     // placement: for capture blockers, unknown counts.
-    Summaries =
-        std::make_unique<CallSummaries>(*Devices,
-                                        /*ReportUnknownPlacement=*/true);
-    Capture = std::make_unique<GraphCaptureAnalysis>(*Devices, *Summaries);
+    Capture = std::make_unique<GraphCaptureAnalysis>(
+        Analyses->devices(),
+        Analyses->summaries(/*ReportUnknownPlacement=*/true));
   }
 
   Verdict V = verdictFor(Loop, Ctx);

@@ -16,6 +16,8 @@
 
 namespace clang::tidy::xfer {
 
+class TranslationUnitAnalyses;
+
 /// Finds loops whose iterations issue many kernel launches or LibTorch GPU
 /// operations with fixed shapes and nothing that stops stream capture (no
 /// synchronization, host<->device copy, allocation or branch on a device
@@ -64,9 +66,7 @@ private:
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;
   std::shared_ptr<const ProjectFacts> Facts;
-  std::optional<CudaEvidence> Evidence;
-  std::unique_ptr<DeviceInference> Devices;
-  std::unique_ptr<CallSummaries> Summaries;
+  std::shared_ptr<TranslationUnitAnalyses> Analyses;
   std::unique_ptr<GraphCaptureAnalysis> Capture;
   llvm::DenseMap<const Stmt *, Verdict> Verdicts;
   /// Loops already reported (a template's loop in each instantiation).

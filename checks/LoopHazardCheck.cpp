@@ -47,23 +47,13 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(unless(isExpansionInSystemHeader())).bind("call"), this);
 }
 
-LoopRole LoopHazardCheck::roleOf(const Stmt *Loop, ASTContext &Ctx) {
-  auto [It, Inserted] = LoopRoles.try_emplace(Loop, LoopRole::Steady);
-  if (Inserted)
-    It->second = classifyLoop(Loop, Ctx, Facts.get());
-  return It->second;
-}
-
 void LoopHazardCheck::onStartOfTranslationUnit() {
   if (!Facts)
     Facts = ProjectFacts::loadOption(ProjectIndex, [&](llvm::Error Failed) {
       configurationDiag("cannot read the project index: %0")
           << llvm::toString(std::move(Failed));
     });
-  LoopRoles.clear();
-  Evidence.reset();
-  Summaries.reset();
-  Devices.reset();
+  Analyses.reset();
 }
 
 const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
@@ -72,30 +62,23 @@ const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
   if (!Callee)
     return nullptr;
   for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy})
-    if (const HazardPath *Path = Summaries->find(Callee, Kind);
+    if (const HazardPath *Path =
+            Analyses->summaries(ReportUnknownPlacement).find(Callee, Kind);
         Path && handles(Path->Operation))
       return Path;
   return nullptr;
 }
 
-bool LoopHazardCheck::translationUnitUsesCuda(ASTContext &Ctx) {
-  if (!Evidence)
-    Evidence = findCudaEvidence(Ctx);
-  return Evidence->Found;
-}
-
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
-  if (!Devices) {
-    Devices = std::make_unique<DeviceInference>(Ctx, Facts.get());
-    Summaries =
-        std::make_unique<CallSummaries>(*Devices, ReportUnknownPlacement);
-  }
+  if (!Analyses)
+    Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
+  DeviceInference &Devices = Analyses->devices();
 
   // Most calls are neither hazards nor calls of functions defined here:
   // rule them out before walking up to the enclosing loops.
-  std::optional<Hazard> H = classifyHazard(Call, *Devices);
+  std::optional<Hazard> H = classifyHazard(Call, Devices);
   if (H ? !handles(*H) : !definedCallee(Call, Ctx.getSourceManager()))
     return;
   if (H && !ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
@@ -117,7 +100,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
   if (H->IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
-      !(Facts && Facts->usesCuda()) && !translationUnitUsesCuda(Ctx))
+      !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)
     return;
   // A sync right before or after a clock reading makes a measurement right.
   if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&
@@ -127,7 +110,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // (timing harnesses) are not hazards, unless a loop around them is hot.
   if (!ReportSetupAndTimingLoops &&
       llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return roleOf(Loop.Loop, Ctx) == LoopRole::Steady;
+        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
       }))
     return;
   // A handful of rounds in code that runs once (warm-up or relaxation
@@ -137,7 +120,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // Evaluation once per epoch is periodic work the user wants.
   if (!ReportEvaluationLoops &&
       llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return roleOf(Loop.Loop, Ctx) == LoopRole::Evaluation;
+        return Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation;
       }))
     return;
   // A value that decides whether the loop goes on (a convergence residual,
@@ -177,7 +160,7 @@ bool LoopHazardCheck::runsAHandfulOfTimesOnce(
     return false;
   const FunctionDecl *Function = enclosingFunction(Call, Ctx);
   return Function && !stepPhrase(Function, Facts.get()) &&
-         !isCalledInLoopHere(Function, *Devices, Ctx);
+         !isCalledInLoopHere(Function, Analyses->devices(), Ctx);
 }
 
 void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
@@ -198,10 +181,10 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   std::optional<std::string> Phrase = stepPhrase(Function, Facts.get());
   // A loop here that calls the function reports at that call instead.
-  if (!Phrase || isCalledInLoopHere(Function, *Devices, Ctx))
+  if (!Phrase || isCalledInLoopHere(Function, Analyses->devices(), Ctx))
     return;
   if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
-      !(Facts && Facts->usesCuda()) && !translationUnitUsesCuda(Ctx))
+      !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)
     return;
   warn(Call, H, *Phrase);
   citeCost(Call, H, Frequency, Ctx);

@@ -9,13 +9,11 @@
 #ifndef XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 #define XFER_TIDY_CHECKS_LOOPHAZARDCHECK_H
 
-#include "analysis/CallSummaries.h"
-#include "cost/CostCitation.h"
-#include "analysis/CudaEvidence.h"
-#include "analysis/DeviceInference.h"
 #include "analysis/LoopContext.h"
 #include "analysis/ProjectFacts.h"
 #include "analysis/TransferHazards.h"
+#include "analysis/TranslationUnitAnalyses.h"
+#include "cost/CostCitation.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <memory>
 
@@ -50,9 +48,6 @@ protected:
                                  llvm::StringRef FrequencyPhrase) = 0;
 
 private:
-  bool translationUnitUsesCuda(ASTContext &Ctx);
-  /// classifyLoop(), once per loop: many calls share their loops.
-  LoopRole roleOf(const Stmt *Loop, ASTContext &Ctx);
   /// The hazard a call to a function defined in this translation unit
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
@@ -82,10 +77,7 @@ private:
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;
   std::shared_ptr<const ProjectFacts> Facts;
-  std::optional<CudaEvidence> Evidence;
-  llvm::DenseMap<const Stmt *, LoopRole> LoopRoles;
-  std::unique_ptr<DeviceInference> Devices;
-  std::unique_ptr<CallSummaries> Summaries;
+  std::shared_ptr<TranslationUnitAnalyses> Analyses;
   CostCitations Costs;
 };
 

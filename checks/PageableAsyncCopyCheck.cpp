@@ -1,6 +1,7 @@
 //===--- PageableAsyncCopyCheck.cpp - xfer-pageable-async-copy ------------===//
 
 #include "PageableAsyncCopyCheck.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/LoopContext.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
@@ -145,13 +146,13 @@ void PageableAsyncCopyCheck::registerMatchers(MatchFinder *Finder) {
                      this);
 }
 
-void PageableAsyncCopyCheck::onStartOfTranslationUnit() { Devices.reset(); }
+void PageableAsyncCopyCheck::onStartOfTranslationUnit() { Analyses.reset(); }
 
 void PageableAsyncCopyCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
-  if (!Devices)
-    Devices = std::make_unique<DeviceInference>(Ctx);
+  if (!Analyses)
+    Analyses = TranslationUnitAnalyses::of(Ctx, /*Index=*/nullptr);
   checkCudaCopy(Call, Ctx);
   checkTorchCopy(Call, Ctx);
 }
@@ -181,7 +182,7 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
     return;
 
   auto PlacementOf = [&](const Expr *Pointer) {
-    return Pointer ? Devices->pointerPlacement(Pointer) : PlacementFact{};
+    return Pointer ? Analyses->devices().pointerPlacement(Pointer) : PlacementFact{};
   };
   // Which operand is host memory follows from the copy kind; with
   // cudaMemcpyDefault, from where the two pointers are known to live.
@@ -252,15 +253,15 @@ void PageableAsyncCopyCheck::checkTorchCopy(const CallExpr *Call,
   if (Torch->Op == TorchOp::To) {
     const Expr *TargetArg = Call->getArg(0);
     if (isTensorType(TargetArg->getType())) {
-      Target = Devices->tensorPlacement(TargetArg);
+      Target = Analyses->devices().tensorPlacement(TargetArg);
     } else if (std::optional<PlacementFact> Device =
-                   Devices->deviceValue(TargetArg)) {
+                   Analyses->devices().deviceValue(TargetArg)) {
       Target = *Device;
     }
-    Source = Devices->tensorPlacement(Torch->Subject);
+    Source = Analyses->devices().tensorPlacement(Torch->Subject);
   } else {
-    Target = Devices->tensorPlacement(Torch->Subject);
-    Source = Devices->tensorPlacement(Call->getArg(0));
+    Target = Analyses->devices().tensorPlacement(Torch->Subject);
+    Source = Analyses->devices().tensorPlacement(Call->getArg(0));
   }
   if (!isDeviceSide(Target.Where) || Source.Where != Placement::Cpu)
     return;

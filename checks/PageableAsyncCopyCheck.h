@@ -10,6 +10,8 @@
 
 namespace clang::tidy::xfer {
 
+class TranslationUnitAnalyses;
+
 /// Finds asynchronous host<->device copies whose host side is pageable
 /// memory: cudaMemcpyAsync, cudaMemcpy2DAsync and cudaMemcpy3DAsync from or
 /// into malloc/new/std::vector/stack memory, and LibTorch's
@@ -39,7 +41,7 @@ private:
   void citeCost(const CallExpr *Call, bool IntoHost,
                 std::optional<uint64_t> Bytes, ASTContext &Ctx);
 
-  std::unique_ptr<DeviceInference> Devices;
+  std::shared_ptr<TranslationUnitAnalyses> Analyses;
   CostCitations Costs;
 };
 
