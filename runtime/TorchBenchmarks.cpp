@@ -789,9 +789,11 @@ void measureTorchGraphOps(BenchSession &Session) {
     // Each unit of K is one forward and one backward operation.
     auto PerOp = [](const LineFit &Fit) { return Fit.Slope / 2; };
     // The intercept holds sum() and its backward (one unit) and the
-    // backward() call itself.
+    // backward() call itself. A fit whose intercept lies below its slope
+    // (noise) counts as a backward() that costs nothing: latencies are
+    // never negative.
     auto Backward = [](const LineFit &Fit) {
-      return Fit.Intercept - Fit.Slope;
+      return std::max(0.0, Fit.Intercept - Fit.Slope);
     };
     const char *Iteration = "y = p; K times y = y * factor; y.sum().backward() "
                             "(p requires grad)";
