@@ -364,8 +364,9 @@ std::optional<unsigned> parametersPassedIn(const Expr *Init) {
       const FunctionDecl *Callee = Call->getDirectCallee();
       if (!Count && Callee && Callee->getIdentifier() &&
           Callee->getName() == "parameters")
+        // The module's own type, not Module, where parameters() is declared.
         Count = torchModuleParameterCount(
-            Call->getImplicitObjectArgument()->getType());
+            Call->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType());
       return true;
     }
   } F;
@@ -440,19 +441,18 @@ std::optional<LaunchSite> optimizerUpdate(const CallExpr *Call, ASTContext &Ctx,
     if (SetToNone)
       return Site;
   }
-  unsigned Parameters = 1;
+  std::optional<unsigned> Parameters;
   if (const ValueDecl *Holder =
           heldIn(Member->getImplicitObjectArgument())) {
     const GraphCaptureAnalysis::InitializerMap &Inits = Initializers();
     if (auto It = Inits.find(Holder); It != Inits.end())
       for (const Expr *Init : It->second)
-        if (std::optional<unsigned> Count = parametersPassedIn(Init)) {
-          Parameters = std::max(1u, *Count);
+        if ((Parameters = parametersPassedIn(Init)))
           break;
-        }
   }
-  Site.TorchOps = Parameters;
-  Site.Detail = " (one per parameter)";
+  Site.TorchOps = std::max(1u, Parameters.value_or(1));
+  Site.Detail = Parameters ? " (one per parameter)"
+                           : " (one per parameter; how many is not known here)";
   return Site;
 }
 
