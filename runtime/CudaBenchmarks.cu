@@ -21,10 +21,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <initializer_list>
 #include <iterator>
 #include <string>
-#include <cuda_runtime.h>
 #include <vector>
 
 namespace xferbench {

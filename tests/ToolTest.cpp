@@ -1153,8 +1153,8 @@ void step(float *Data) {
   EXPECT_EQ("xfer-launch-bound-loop", F.getString("check").value_or(""));
   const llvm::json::Object &Properties = *F.getObject("properties");
   // 3.951 - 0.857 µs per launch, 10 launches, 100 iterations.
-  EXPECT_DOUBLE_EQ(3.09, Properties.getNumber("savingPerLaunchMicroseconds")
-                             .value_or(0));
+  EXPECT_DOUBLE_EQ(
+      3.09, Properties.getNumber("savingPerLaunchMicroseconds").value_or(0));
   EXPECT_EQ(10, Properties.getInteger("launchesPerIteration").value_or(0));
   EXPECT_DOUBLE_EQ(30.94,
                    Properties.getNumber("latencyMicroseconds").value_or(0));

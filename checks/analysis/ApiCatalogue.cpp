@@ -406,8 +406,7 @@ std::optional<unsigned> torchLayerParameterCount(llvm::StringRef Impl) {
       .Default(std::nullopt);
 }
 
-std::optional<unsigned> moduleParameterCount(QualType Module,
-                                             unsigned Depth) {
+std::optional<unsigned> moduleParameterCount(QualType Module, unsigned Depth) {
   if (Depth > 8 || Module.isNull())
     return std::nullopt;
   Module = Module.getNonReferenceType();
@@ -424,8 +423,7 @@ std::optional<unsigned> moduleParameterCount(QualType Module,
       (Specialization->getName() == "ModuleHolder" ||
        Specialization->getName() == "shared_ptr") &&
       Specialization->getTemplateArgs().size() > 0 &&
-      Specialization->getTemplateArgs()[0].getKind() ==
-          TemplateArgument::Type)
+      Specialization->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
     return moduleParameterCount(
         Specialization->getTemplateArgs()[0].getAsType(), Depth + 1);
   if (isInTorchNamespace(Class)) {

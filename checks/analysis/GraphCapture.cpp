@@ -365,8 +365,9 @@ std::optional<unsigned> parametersPassedIn(const Expr *Init) {
       if (!Count && Callee && Callee->getIdentifier() &&
           Callee->getName() == "parameters")
         // The module's own type, not Module, where parameters() is declared.
-        Count = torchModuleParameterCount(
-            Call->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType());
+        Count = torchModuleParameterCount(Call->getImplicitObjectArgument()
+                                              ->IgnoreParenImpCasts()
+                                              ->getType());
       return true;
     }
   } F;
@@ -442,8 +443,7 @@ std::optional<LaunchSite> optimizerUpdate(const CallExpr *Call, ASTContext &Ctx,
       return Site;
   }
   std::optional<unsigned> Parameters;
-  if (const ValueDecl *Holder =
-          heldIn(Member->getImplicitObjectArgument())) {
+  if (const ValueDecl *Holder = heldIn(Member->getImplicitObjectArgument())) {
     const GraphCaptureAnalysis::InitializerMap &Inits = Initializers();
     if (auto It = Inits.find(Holder); It != Inits.end())
       for (const Expr *Init : It->second)
@@ -969,8 +969,8 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
     }
     Out.AutogradOps += Forward;
     unsigned Operations = static_cast<unsigned>(std::max<uint64_t>(Forward, 1));
-    LaunchSite Site{LaunchSite::TorchCompound, Call, "backward()", 0, Operations,
-                    1};
+    LaunchSite Site{
+        LaunchSite::TorchCompound, Call, "backward()", 0, Operations, 1};
     Site.AutogradOps = Operations;
     Site.BackwardCalls = 1;
     if (Forward)

@@ -38,12 +38,12 @@ namespace clang::tidy::xfer {
 /// A statement of the iteration that contributes launches.
 struct LaunchSite {
   enum SiteKind {
-    Kernel,       // kernel<<<...>>>(...)
-    LaunchKernel, // cudaLaunchKernel(...)
-    TorchOp,      // a LibTorch operation on a GPU tensor
+    Kernel,        // kernel<<<...>>>(...)
+    LaunchKernel,  // cudaLaunchKernel(...)
+    TorchOp,       // a LibTorch operation on a GPU tensor
     TorchCompound, // a LibTorch call that issues several operations:
                    // backward(), an optimizer's per-parameter step
-    Call,         // a call to a function defined here that issues launches
+    Call,          // a call to a function defined here that issues launches
   };
   SiteKind Kind;
   const Expr *Where;

@@ -198,8 +198,8 @@ estimateLaunchSaving(const LaunchMix &Mix, const ExecutionFrequency &Iteration,
                                            patterns::CudaGraphReplayPerKernel);
   if (!PerKernel || Mix.launches() == 0)
     return std::nullopt;
-  std::optional<double> PerOp = Saving(patterns::TorchGraphEagerPerOp,
-                                       patterns::TorchGraphReplayPerOp);
+  std::optional<double> PerOp =
+      Saving(patterns::TorchGraphEagerPerOp, patterns::TorchGraphReplayPerOp);
   std::optional<double> PerAutogradOp =
       Saving(patterns::TorchGraphAutogradEagerPerOp,
              patterns::TorchGraphAutogradReplayPerOp);
