@@ -213,8 +213,13 @@ void LaunchBoundLoopCheck::report(const Stmt *Loop, const Verdict &V,
   if (V.Kind == Verdict::Blocked)
     noteBlocker(*Work.Blocker);
   ExecutionFrequency Iteration = Capture->frequency(loopBody(Loop));
+  LaunchMix Mix;
+  Mix.Kernels = Work.Kernels;
+  Mix.AutogradOps = Work.AutogradOps;
+  Mix.PlainOps = Work.TorchOps - Work.AutogradOps;
+  Mix.BackwardCalls = Work.BackwardCalls;
   if (std::optional<CostNote> Cost =
-          Costs.launchSavingNote(Work.launches(), Iteration, *this)) {
+          Costs.launchSavingNote(Mix, Iteration, *this)) {
     diag(Loop->getBeginLoc(), "%0", DiagnosticIDs::Note) << Cost->text();
     recordCostNote(*Cost, getID(), Loop->getBeginLoc(), Ctx.getSourceManager());
   }
@@ -247,6 +252,13 @@ void LaunchBoundLoopCheck::noteLaunches(const IterationWork &Work,
     case LaunchSite::TorchOp:
       diag(Where, "'%0' runs on the GPU here%1", DiagnosticIDs::Note)
           << Site.Name << Repeats;
+      break;
+    case LaunchSite::TorchCompound:
+      diag(Where, "'%0' issues %1 here%2%3", DiagnosticIDs::Note)
+          << Site.Name
+          << count(Site.TorchOps, "LibTorch operation", "LibTorch operations") +
+                 " on the GPU"
+          << Site.Detail << Repeats;
       break;
     case LaunchSite::Call:
       diag(Where, "'%0()' %1 here%2", DiagnosticIDs::Note)

@@ -21,9 +21,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
-#include <string>
 #include <cuda_runtime.h>
+#include <initializer_list>
+#include <iterator>
+#include <string>
 #include <vector>
 
 namespace xferbench {
@@ -367,107 +368,157 @@ void measureLaunchAndAllocation(BenchSession &Session, Buffers &B) {
 // K small kernels per iteration: eager launches vs one graph replay.
 //===----------------------------------------------------------------------===//
 
+/// The launches per iteration the graph sweep fits its line through.
+constexpr int GraphLaunchCounts[] = {4, 8, 16, 32};
+
+/// Host wall time per iteration of \p Iterations iterations, from the first
+/// launch until the stream has drained: what a loop's caller waits for.
+template <typename IterationFn>
+double wallUsPerIteration(cudaStream_t Stream, int Iterations,
+                          IterationFn &&Iteration) {
+  XFER_CUDA_CHECK(cudaStreamSynchronize(Stream));
+  const double Start = nowUs();
+  for (int I = 0; I < Iterations; ++I)
+    Iteration();
+  XFER_CUDA_CHECK(cudaStreamSynchronize(Stream));
+  return (nowUs() - Start) / Iterations;
+}
+
+/// The saving a capture realises is host wall time: an eager iteration of K
+/// tiny kernels costs K launches, a replayed one a single cudaGraphLaunch.
+/// For each K the eager loop and the replay loop alternate (slow drift hits
+/// both alike); every repetition fits a line through the four K, and its
+/// slope is the cost per launch. (The intercepts, what an iteration pays
+/// once, are a microsecond or two and too noisy to record: the eager one
+/// comes out negative in some repetitions.)
 void measureGraphs(BenchSession &Session, Buffers &B) {
   if (!Session.wantsGroup("cuda.graph."))
     return;
-  constexpr int KernelsPerIteration = 20;
-  const int IterationsPerSample = Session.quick() ? 20 : 100;
-  const RepetitionPolicy Policy = Session.policy(
-      /*BudgetMs=*/300, /*MinReps=*/20, /*MaxReps=*/200, /*Warmup=*/3);
-  cudaEvent_t Start, Stop;
-  XFER_CUDA_CHECK(cudaEventCreate(&Start));
-  XFER_CUDA_CHECK(cudaEventCreate(&Stop));
+  const int Iterations = Session.quick() ? 50 : 200;
+  const int Reps = Session.quick() ? 3 : 15;
+  constexpr int Warmup = 2;
+  constexpr size_t Counts = std::size(GraphLaunchCounts);
 
-  B.resetValue();
-  SampleSummary Eager = collectSamples(Policy, [&] {
-    XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
-    for (int I = 0; I < IterationsPerSample; ++I)
-      for (int K = 0; K < KernelsPerIteration; ++K)
-        tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+  cudaGraphExec_t Execs[Counts];
+  for (size_t C = 0; C < Counts; ++C) {
+    cudaGraph_t Graph;
+    XFER_CUDA_CHECK(
+        cudaStreamBeginCapture(B.Stream, cudaStreamCaptureModeThreadLocal));
+    for (int K = 0; K < GraphLaunchCounts[C]; ++K)
+      tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
     XFER_CUDA_CHECK_LAUNCH();
-    XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
-    XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
-    return eventElapsedUs(Start, Stop) / IterationsPerSample;
-  });
-  const double EagerLaunches = double(Eager.Reps + Eager.Warmup) *
-                               IterationsPerSample * KernelsPerIteration;
-  Session.check(B.readValue() == float(EagerLaunches),
-                "every eagerly launched kernel ran");
-
-  cudaGraph_t Graph;
-  cudaGraphExec_t GraphExec;
-  XFER_CUDA_CHECK(
-      cudaStreamBeginCapture(B.Stream, cudaStreamCaptureModeThreadLocal));
-  for (int K = 0; K < KernelsPerIteration; ++K)
-    tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
-  XFER_CUDA_CHECK_LAUNCH();
-  XFER_CUDA_CHECK(cudaStreamEndCapture(B.Stream, &Graph));
-  XFER_CUDA_CHECK(cudaGraphInstantiate(&GraphExec, Graph, 0));
+    XFER_CUDA_CHECK(cudaStreamEndCapture(B.Stream, &Graph));
+    XFER_CUDA_CHECK(cudaGraphInstantiate(&Execs[C], Graph, 0));
+    XFER_CUDA_CHECK(cudaGraphDestroy(Graph));
+  }
 
   B.resetValue();
-  SampleSummary Replay = collectSamples(Policy, [&] {
-    XFER_CUDA_CHECK(cudaEventRecord(Start, B.Stream));
-    for (int I = 0; I < IterationsPerSample; ++I)
-      XFER_CUDA_CHECK(cudaGraphLaunch(GraphExec, B.Stream));
-    XFER_CUDA_CHECK(cudaEventRecord(Stop, B.Stream));
-    XFER_CUDA_CHECK(cudaEventSynchronize(Stop));
-    return eventElapsedUs(Start, Stop) / IterationsPerSample;
-  });
-  const double ReplayedKernels = double(Replay.Reps + Replay.Warmup) *
-                                 IterationsPerSample * KernelsPerIteration;
-  Session.check(B.readValue() == float(ReplayedKernels),
-                "every kernel of every graph replay ran");
+  double KernelsRun = 0;
+  std::vector<double> X(std::begin(GraphLaunchCounts),
+                        std::end(GraphLaunchCounts));
+  std::vector<double> EagerSlope, ReplaySlope, SavingSlope;
+  std::vector<std::vector<double>> EagerAt(Counts), ReplayAt(Counts);
+  for (int Rep = -Warmup; Rep < Reps; ++Rep) {
+    std::vector<double> Eager(Counts), Replay(Counts);
+    for (size_t C = 0; C < Counts; ++C) {
+      const int Launches = GraphLaunchCounts[C];
+      Eager[C] = wallUsPerIteration(B.Stream, Iterations, [&] {
+        for (int K = 0; K < Launches; ++K)
+          tinyKernel<<<1, 1, 0, B.Stream>>>(B.DeviceValue);
+      });
+      XFER_CUDA_CHECK_LAUNCH();
+      Replay[C] = wallUsPerIteration(B.Stream, Iterations, [&] {
+        XFER_CUDA_CHECK(cudaGraphLaunch(Execs[C], B.Stream));
+      });
+      KernelsRun += 2.0 * Iterations * Launches;
+    }
+    if (Rep < 0)
+      continue;
+    for (size_t C = 0; C < Counts; ++C) {
+      EagerAt[C].push_back(Eager[C]);
+      ReplayAt[C].push_back(Replay[C]);
+    }
+    LineFit EagerFit = fitLine(X, Eager), ReplayFit = fitLine(X, Replay);
+    EagerSlope.push_back(EagerFit.Slope);
+    ReplaySlope.push_back(ReplayFit.Slope);
+    SavingSlope.push_back(EagerFit.Slope - ReplayFit.Slope);
+  }
+  Session.check(B.readValue() == float(KernelsRun),
+                "every eagerly launched and every replayed kernel ran");
 
-  SampleSummary LaunchHost = collectSamples(Policy, [&] {
-    double Begin = nowUs();
-    XFER_CUDA_CHECK(cudaGraphLaunch(GraphExec, B.Stream));
-    double Elapsed = nowUs() - Begin;
-    XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
-    return Elapsed;
-  });
+  SampleSummary LaunchHost = collectSamples(
+      Session.policy(/*BudgetMs=*/100, /*MinReps=*/20, /*MaxReps=*/200,
+                     /*Warmup=*/3),
+      [&] {
+        double Begin = nowUs();
+        XFER_CUDA_CHECK(cudaGraphLaunch(Execs[Counts - 1], B.Stream));
+        double Elapsed = nowUs() - Begin;
+        XFER_CUDA_CHECK(cudaStreamSynchronize(B.Stream));
+        return Elapsed;
+      });
 
-  auto PerKernel = [&](SampleSummary S) {
-    for (double *Field :
-         {&S.MedianUs, &S.P10Us, &S.P90Us, &S.MinUs, &S.MaxUs, &S.MeanUs})
-      *Field /= KernelsPerIteration;
-    return S;
+  auto Setup = [&] {
+    JsonValue Params = JsonValue::object();
+    JsonValue Launches = JsonValue::array();
+    for (int K : GraphLaunchCounts)
+      Launches.push(K);
+    Params.set("kernel", "<<<1, 1>>>, one thread adds 1 to a float");
+    Params.set("launches_per_iteration", std::move(Launches));
+    Params.set("iterations_per_sample", Iterations);
+    Params.set("fit", "least squares over launches_per_iteration, one fit "
+                      "per repetition");
+    return Params;
   };
-  auto Record = [&](const char *Id, const char *Description,
-                    const SampleSummary &S, const char *Timer) {
+  auto Record = [&](const char *Id, const std::string &Description,
+                    const std::vector<double> &Samples, const char *Timer,
+                    JsonValue Params) {
     if (!Session.wants(Id))
       return;
     LatencyPattern Pattern;
     Pattern.Id = Id;
     Pattern.Description = Description;
     Pattern.Timer = Timer;
-    Pattern.Params = JsonValue::object();
-    Pattern.Params.set("kernels_per_iteration", KernelsPerIteration);
-    Pattern.Params.set("iterations_per_sample", IterationsPerSample);
-    Pattern.Points.push_back({std::nullopt, S});
+    Pattern.Params = std::move(Params);
+    Pattern.Points.push_back({std::nullopt, summarize(Samples, Warmup)});
     Session.record(std::move(Pattern));
   };
-  Record("cuda.graph.eager_iteration",
-         "20 tiny kernels launched one by one: device-timeline time per "
-         "iteration (launch-bound)",
-         Eager, CudaEventTimer);
-  Record("cuda.graph.replay_iteration",
-         "the same 20 kernels as one cudaGraphLaunch: device-timeline time "
-         "per iteration",
-         Replay, CudaEventTimer);
   Record(xfer::patterns::CudaGraphEagerPerKernel,
-         "eager_iteration divided by the kernels per iteration",
-         PerKernel(Eager), CudaEventTimer);
+         "tiny kernels launched one by one in a loop: host wall time per "
+         "iteration (until the stream drains), slope over the launches per "
+         "iteration",
+         EagerSlope, HostClockTimer, Setup());
   Record(xfer::patterns::CudaGraphReplayPerKernel,
-         "replay_iteration divided by the kernels per iteration",
-         PerKernel(Replay), CudaEventTimer);
-  Record("cuda.graph.launch_host",
-         "host time of one cudaGraphLaunch call (20-kernel graph)", LaunchHost,
-         HostClockTimer);
-
-  XFER_CUDA_CHECK(cudaGraphExecDestroy(GraphExec));
-  XFER_CUDA_CHECK(cudaGraphDestroy(Graph));
-  XFER_CUDA_CHECK(cudaEventDestroy(Start));
-  XFER_CUDA_CHECK(cudaEventDestroy(Stop));
+         "the same iterations replayed as one captured graph each "
+         "(cudaGraphLaunch): host wall time per iteration, slope over the "
+         "kernels per graph",
+         ReplaySlope, HostClockTimer, Setup());
+  Record("cuda.graph.saving_per_kernel",
+         "eager_per_kernel minus replay_per_kernel, paired by repetition",
+         SavingSlope, HostClockTimer, Setup());
+  for (size_t C = 0; C < Counts; ++C) {
+    const std::string K = std::to_string(GraphLaunchCounts[C]);
+    JsonValue Params = JsonValue::object();
+    Params.set("launches_per_iteration", GraphLaunchCounts[C]);
+    Params.set("iterations_per_sample", Iterations);
+    Record(("cuda.graph.eager_iteration.k" + K).c_str(),
+           K + " tiny kernels launched one by one: host wall time per "
+               "iteration",
+           EagerAt[C], HostClockTimer, Params);
+    Record(("cuda.graph.replay_iteration.k" + K).c_str(),
+           "the same " + K +
+               " kernels replayed as one graph: host wall time per iteration",
+           ReplayAt[C], HostClockTimer, Params);
+  }
+  if (Session.wants("cuda.graph.launch_host")) {
+    LatencyPattern Pattern;
+    Pattern.Id = "cuda.graph.launch_host";
+    Pattern.Description = "host time of one cudaGraphLaunch call (32-kernel "
+                          "graph), until the call returns";
+    Pattern.Points.push_back({std::nullopt, LaunchHost});
+    Session.record(std::move(Pattern));
+  }
+  for (cudaGraphExec_t Exec : Execs)
+    XFER_CUDA_CHECK(cudaGraphExecDestroy(Exec));
 }
 
 //===----------------------------------------------------------------------===//

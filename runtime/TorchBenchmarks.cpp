@@ -17,12 +17,18 @@
 #include "reference-loops/TorchInferenceLoop.h"
 #include "xfer/CostPatterns.h"
 
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <iterator>
+#include <memory>
 #include <sstream>
 
 namespace xferbench {
@@ -619,6 +625,198 @@ void measureInferenceLoop(BenchSession &Session) {
          CopyFixed);
 }
 
+//===----------------------------------------------------------------------===//
+// K small LibTorch operations per iteration: eager vs one graph replay.
+//===----------------------------------------------------------------------===//
+
+/// The operations per iteration the LibTorch graph sweeps fit a line
+/// through.
+constexpr int TorchOpCounts[] = {4, 8, 16, 32};
+
+/// Host wall time per iteration of \p Iterations calls of \p Iteration, from
+/// the first call until the device has drained.
+template <typename IterationFn>
+double torchWallUsPerIteration(int Iterations, IterationFn &&Iteration) {
+  syncDevice();
+  const double Start = nowUs();
+  for (int I = 0; I < Iterations; ++I)
+    Iteration();
+  syncDevice();
+  return (nowUs() - Start) / Iterations;
+}
+
+/// Captures \p Iteration into \p Graph as the LibTorch tutorial does: warm
+/// up on a side stream (autograd and the allocator set up what they need),
+/// then capture there; the legacy default stream cannot be captured.
+template <typename IterationFn>
+void captureTorchIteration(at::cuda::CUDAGraph &Graph,
+                           IterationFn &&Iteration) {
+  c10::cuda::CUDAStream Side = c10::cuda::getStreamFromPool();
+  syncDevice();
+  {
+    c10::cuda::CUDAStreamGuard Guard(Side);
+    for (int I = 0; I < 3; ++I)
+      Iteration();
+  }
+  syncDevice();
+  {
+    c10::cuda::CUDAStreamGuard Guard(Side);
+    Graph.capture_begin();
+    Iteration();
+    Graph.capture_end();
+  }
+  syncDevice();
+}
+
+/// Slopes and intercepts over K of the eager and replayed iteration times,
+/// one fit per repetition.
+struct GraphSweep {
+  std::vector<LineFit> Eager, Replay;
+  unsigned Warmup = 0;
+};
+
+/// Runs the eager and the replayed iterations of every K alternately.
+/// \p MakeIteration(K) returns the eager iteration for K operations.
+template <typename MakeIterationFn>
+GraphSweep sweepTorchGraphs(BenchSession &Session, int Iterations,
+                            MakeIterationFn &&MakeIteration) {
+  constexpr size_t Counts = std::size(TorchOpCounts);
+  std::vector<std::function<void()>> Eager;
+  std::vector<std::unique_ptr<at::cuda::CUDAGraph>> Graphs;
+  for (int K : TorchOpCounts) {
+    Eager.push_back(MakeIteration(K));
+    Graphs.push_back(std::make_unique<at::cuda::CUDAGraph>());
+    captureTorchIteration(*Graphs.back(), Eager.back());
+  }
+  const std::vector<double> X(std::begin(TorchOpCounts),
+                              std::end(TorchOpCounts));
+  GraphSweep Sweep;
+  Sweep.Warmup = 2;
+  const int Reps = Session.quick() ? 3 : 12;
+  for (int Rep = -int(Sweep.Warmup); Rep < Reps; ++Rep) {
+    std::vector<double> EagerUs(Counts), ReplayUs(Counts);
+    for (size_t C = 0; C < Counts; ++C) {
+      EagerUs[C] = torchWallUsPerIteration(Iterations, Eager[C]);
+      ReplayUs[C] =
+          torchWallUsPerIteration(Iterations, [&] { Graphs[C]->replay(); });
+    }
+    if (Rep < 0)
+      continue;
+    Sweep.Eager.push_back(fitLine(X, EagerUs));
+    Sweep.Replay.push_back(fitLine(X, ReplayUs));
+  }
+  return Sweep;
+}
+
+/// The saving a capture realises in LibTorch code, as host wall time: each
+/// eager operation pays its dispatch (and autograd's bookkeeping) on the
+/// host, a replay none of it.
+///  - torch.graph.*_per_op: K in-place additions to a 16-float tensor, no
+///    autograd (an optimizer's per-parameter updates, inference code);
+///  - torch.graph.autograd.*: K multiplications recorded by autograd, then
+///    sum() and backward(): per operation (the K forward operations and
+///    their K backward operations alike), and what one backward() call costs
+///    besides its operations.
+void measureTorchGraphOps(BenchSession &Session) {
+  if (!Session.wantsGroup("torch.graph."))
+    return;
+  const int Iterations = Session.quick() ? 20 : 100;
+  auto Options = torch::TensorOptions().device(torch::kCUDA);
+  JsonValue Counts = JsonValue::array();
+  for (int K : TorchOpCounts)
+    Counts.push(K);
+  auto Setup = [&](const char *Iteration) {
+    return params({{"iteration", Iteration},
+                   {"elements", 16},
+                   {"operations_per_iteration", Counts},
+                   {"iterations_per_sample", Iterations},
+                   {"fit", "least squares over operations_per_iteration, "
+                           "one fit per repetition"}});
+  };
+  auto Record = [&](const char *Id, const std::string &Description,
+                    const std::vector<double> &Samples, unsigned Warmup,
+                    JsonValue Params) {
+    if (Session.wants(Id))
+      Session.record(unsizedPattern(Id, Description, summarize(Samples, Warmup),
+                                    std::move(Params)));
+  };
+  auto Column = [](const std::vector<LineFit> &Fits, auto &&Field) {
+    std::vector<double> Values;
+    for (const LineFit &Fit : Fits)
+      Values.push_back(Field(Fit));
+    return Values;
+  };
+
+  {
+    torch::NoGradGuard NoGrad;
+    torch::Tensor Value = torch::zeros({16}, Options);
+    torch::Tensor Step = torch::ones({16}, Options);
+    GraphSweep Sweep = sweepTorchGraphs(Session, Iterations, [&](int K) {
+      return std::function<void()>([&, K] {
+        for (int I = 0; I < K; ++I)
+          Value.add_(Step);
+      });
+    });
+    auto Slope = [](const LineFit &Fit) { return Fit.Slope; };
+    const char *Iteration = "K times value.add_(step), no autograd";
+    Record(xfer::patterns::TorchGraphEagerPerOp,
+           "small LibTorch CUDA operations issued one by one: host wall time "
+           "per iteration (until the device drains), slope over the "
+           "operations per iteration",
+           Column(Sweep.Eager, Slope), Sweep.Warmup, Setup(Iteration));
+    Record(xfer::patterns::TorchGraphReplayPerOp,
+           "the same iterations replayed as one at::cuda::CUDAGraph each: "
+           "host wall time per iteration, slope over the operations",
+           Column(Sweep.Replay, Slope), Sweep.Warmup, Setup(Iteration));
+    Session.check(torch::isfinite(Value).all().item<bool>(),
+                  "the replayed additions leave finite values");
+  }
+
+  {
+    torch::Tensor Parameter = torch::randn({16}, Options).requires_grad_(true);
+    torch::Tensor Factor = torch::ones({16}, Options);
+    GraphSweep Sweep = sweepTorchGraphs(Session, Iterations, [&](int K) {
+      return std::function<void()>([&, K] {
+        torch::Tensor Y = Parameter;
+        for (int I = 0; I < K; ++I)
+          Y = Y * Factor;
+        Y.sum().backward();
+      });
+    });
+    Session.check(Parameter.grad().defined() &&
+                      torch::isfinite(Parameter.grad()).all().item<bool>(),
+                  "the replayed backward passes fill the gradient");
+    // Each unit of K is one forward and one backward operation.
+    auto PerOp = [](const LineFit &Fit) { return Fit.Slope / 2; };
+    // The intercept holds sum() and its backward (one unit) and the
+    // backward() call itself. A fit whose intercept lies below its slope
+    // (noise) counts as a backward() that costs nothing: latencies are
+    // never negative.
+    auto Backward = [](const LineFit &Fit) {
+      return std::max(0.0, Fit.Intercept - Fit.Slope);
+    };
+    const char *Iteration = "y = p; K times y = y * factor; y.sum().backward() "
+                            "(p requires grad)";
+    Record(xfer::patterns::TorchGraphAutogradEagerPerOp,
+           "LibTorch CUDA operations recorded by autograd and their backward "
+           "operations, eager: host wall time per iteration, slope over the "
+           "forward operations, halved (per forward or backward operation)",
+           Column(Sweep.Eager, PerOp), Sweep.Warmup, Setup(Iteration));
+    Record(xfer::patterns::TorchGraphAutogradReplayPerOp,
+           "the same iterations replayed as one at::cuda::CUDAGraph each, "
+           "per operation",
+           Column(Sweep.Replay, PerOp), Sweep.Warmup, Setup(Iteration));
+    Record(xfer::patterns::TorchGraphBackwardEager,
+           "what one eager backward() call costs besides its operations: "
+           "intercept of the eager fit less one forward/backward pair "
+           "(sum())",
+           Column(Sweep.Eager, Backward), Sweep.Warmup, Setup(Iteration));
+    Record(xfer::patterns::TorchGraphBackwardReplay,
+           "the same for the replayed iteration",
+           Column(Sweep.Replay, Backward), Sweep.Warmup, Setup(Iteration));
+  }
+}
+
 /// LibTorch reports errors by exception; one failing group is recorded as a
 /// failed check and the others still run.
 template <typename Group>
@@ -648,6 +846,8 @@ void runTorchBenchmarks(BenchSession &Session) {
   runGroup(Session, "seed critical-point table", measureCriticalPoint);
   runGroup(Session, "reference loop: LibTorch inference", measureInferenceLoop);
   // Last: a failed capture can leave the CUDA context unusable.
+  runGroup(Session, "small operations: eager vs graph replay",
+           measureTorchGraphOps);
   runGroup(Session, "seed CUDA-graph example", measureSeedGraphExample);
 }
 

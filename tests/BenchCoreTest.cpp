@@ -57,6 +57,16 @@ TEST(BenchStatsTest, EmptySummaryIsZero) {
   EXPECT_EQ(S.relativeSpread(), 0);
 }
 
+TEST(BenchStatsTest, FitLineSeparatesSlopeFromIntercept) {
+  // Iteration time = 3 us once + 2 us per launch, launches 4..32.
+  LineFit Fit = fitLine({4, 8, 16, 32}, {11, 19, 35, 67});
+  EXPECT_DOUBLE_EQ(Fit.Slope, 2);
+  EXPECT_DOUBLE_EQ(Fit.Intercept, 3);
+  LineFit Flat = fitLine({8, 8}, {1, 2});
+  EXPECT_EQ(Flat.Slope, 0);
+  EXPECT_EQ(Flat.Intercept, 0);
+}
+
 TEST(BenchStatsTest, CollectRunsWarmupThenAtLeastMinReps) {
   int Calls = 0;
   double FakeNow = 0;

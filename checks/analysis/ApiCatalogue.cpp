@@ -5,6 +5,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -387,6 +388,72 @@ std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
   default:
     return std::nullopt;
   }
+}
+
+namespace {
+
+/// Parameters of the torch::nn layers, by their implementation class, with
+/// their default options (a Linear has a bias unless told otherwise).
+std::optional<unsigned> torchLayerParameterCount(llvm::StringRef Impl) {
+  return llvm::StringSwitch<std::optional<unsigned>>(Impl)
+      .Cases("LinearImpl", "BilinearImpl", "Conv1dImpl", "Conv2dImpl",
+             "Conv3dImpl", 2u)
+      .Cases("ConvTranspose1dImpl", "ConvTranspose2dImpl",
+             "ConvTranspose3dImpl", 2u)
+      .Cases("BatchNorm1dImpl", "BatchNorm2dImpl", "BatchNorm3dImpl", 2u)
+      .Cases("LayerNormImpl", "GroupNormImpl", 2u)
+      .Cases("EmbeddingImpl", "PReLUImpl", 1u)
+      .Default(std::nullopt);
+}
+
+std::optional<unsigned> moduleParameterCount(QualType Module, unsigned Depth) {
+  if (Depth > 8 || Module.isNull())
+    return std::nullopt;
+  Module = Module.getNonReferenceType();
+  if (Module->isPointerType())
+    Module = Module->getPointeeType();
+  const auto *Class = Module->getAsCXXRecordDecl();
+  if (!Class || !Class->hasDefinition())
+    return std::nullopt;
+  Class = Class->getDefinition();
+  // ModuleHolder<Impl> and std::shared_ptr<Impl>: the module is Impl.
+  if (const auto *Specialization =
+          dyn_cast<ClassTemplateSpecializationDecl>(Class);
+      Specialization && Specialization->getIdentifier() &&
+      (Specialization->getName() == "ModuleHolder" ||
+       Specialization->getName() == "shared_ptr") &&
+      Specialization->getTemplateArgs().size() > 0 &&
+      Specialization->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return moduleParameterCount(
+        Specialization->getTemplateArgs()[0].getAsType(), Depth + 1);
+  if (isInTorchNamespace(Class)) {
+    if (Class->getIdentifier())
+      if (std::optional<unsigned> Count =
+              torchLayerParameterCount(Class->getName()))
+        return Count;
+    // TORCH_MODULE(Linear): a class derived from ModuleHolder<LinearImpl>.
+    for (const CXXBaseSpecifier &Base : Class->bases())
+      if (std::optional<unsigned> Count =
+              moduleParameterCount(Base.getType(), Depth + 1))
+        return Count;
+    return std::nullopt;
+  }
+  // A module of the program: the layers it holds.
+  unsigned Count = 0;
+  bool Found = false;
+  for (const FieldDecl *Field : Class->fields())
+    if (std::optional<unsigned> Inner =
+            moduleParameterCount(Field->getType(), Depth + 1)) {
+      Count += *Inner;
+      Found = true;
+    }
+  return Found ? std::optional<unsigned>(Count) : std::nullopt;
+}
+
+} // namespace
+
+std::optional<unsigned> torchModuleParameterCount(QualType Module) {
+  return moduleParameterCount(Module, 0);
 }
 
 } // namespace clang::tidy::xfer

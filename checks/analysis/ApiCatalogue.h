@@ -113,6 +113,14 @@ bool isTensorFactory(const FunctionDecl *D);
 /// True if \p Call is std::ostream << tensor.
 bool isTensorPrint(const CallExpr *Call);
 
+/// The tensors a module holds as parameters, for the LibTorch calls that
+/// issue one GPU operation per parameter (an SGD step, zero_grad(false)):
+/// a torch::nn layer by the catalogue (Linear: weight and bias), a module
+/// defined in the program by the layers it holds as fields, through
+/// ModuleHolder (`torch::nn::Linear`), std::shared_ptr and pointers.
+/// nullopt when \p Module is not a module or holds no known layer.
+std::optional<unsigned> torchModuleParameterCount(QualType Module);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_APICATALOGUE_H

@@ -330,6 +330,144 @@ private:
   DeviceInference &Devices;
 };
 
+namespace {
+
+/// The declaration an optimizer object is held in: `Optimizer`,
+/// `Impl->Optimizer` behind a std::unique_ptr, `*Optimizer`.
+const ValueDecl *heldIn(const Expr *Object) {
+  for (unsigned Depth = 0; Object && Depth < 8; ++Depth) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Object))
+      return Ref->getDecl();
+    if (const auto *Member = dyn_cast<MemberExpr>(Object))
+      return Member->getMemberDecl();
+    if (const auto *Unary = dyn_cast<UnaryOperator>(Object);
+        Unary && Unary->getOpcode() == UO_Deref)
+      Object = Unary->getSubExpr();
+    else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Object);
+             Operator && Operator->getNumArgs() > 0 &&
+             (Operator->getOperator() == OO_Star ||
+              Operator->getOperator() == OO_Arrow))
+      Object = Operator->getArg(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// The parameters of the module whose `parameters()` an initializer of an
+/// optimizer passes (`SGD(Model->parameters(), ...)`), if it names one.
+std::optional<unsigned> parametersPassedIn(const Expr *Init) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::optional<unsigned> Count;
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Count && Callee && Callee->getIdentifier() &&
+          Callee->getName() == "parameters")
+        // The module's own type, not Module, where parameters() is declared.
+        Count = torchModuleParameterCount(Call->getImplicitObjectArgument()
+                                              ->IgnoreParenImpCasts()
+                                              ->getType());
+      return true;
+    }
+  } F;
+  F.TraverseStmt(const_cast<Expr *>(Init));
+  return F.Count;
+}
+
+/// Collects the expressions that initialize or assign each variable and
+/// field of a translation unit.
+class InitializerCollector : public RecursiveASTVisitor<InitializerCollector> {
+public:
+  explicit InitializerCollector(GraphCaptureAnalysis::InitializerMap &Found)
+      : Found(Found) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitVarDecl(VarDecl *Var) {
+    if (const Expr *Init = Var->getInit())
+      Found[Var].push_back(Init);
+    return true;
+  }
+  bool VisitFieldDecl(FieldDecl *Field) {
+    if (const Expr *Init = Field->getInClassInitializer())
+      Found[Field].push_back(Init);
+    return true;
+  }
+  bool VisitCXXConstructorDecl(CXXConstructorDecl *Constructor) {
+    for (const CXXCtorInitializer *Init : Constructor->inits())
+      if (Init->getMember() && Init->isWritten())
+        Found[Init->getMember()].push_back(Init->getInit());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Assign) {
+    if (Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
+      if (const ValueDecl *Target = heldIn(Assign->getArg(0)))
+        Found[Target].push_back(Assign->getArg(1));
+    return true;
+  }
+
+private:
+  GraphCaptureAnalysis::InitializerMap &Found;
+};
+
+/// `step()` of a torch::optim optimizer that keeps no state on the host
+/// (SGD; the others stop the capture first) and `zero_grad(false)`: one
+/// LibTorch operation per parameter, the module's that the optimizer was
+/// constructed with when its construction is in the translation unit, else
+/// one (a lower bound). `zero_grad()` sets the gradients to none and
+/// launches nothing: a site with no operations.
+template <typename InitializersFn>
+std::optional<LaunchSite> optimizerUpdate(const CallExpr *Call, ASTContext &Ctx,
+                                          InitializersFn &&Initializers) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Member || !Callee || !Callee->getIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = Callee->getName();
+  if (Name != "step" && Name != "zero_grad")
+    return std::nullopt;
+  const CXXRecordDecl *Class = Member->getRecordDecl();
+  if (!Class || !isInTorchNamespace(Class))
+    return std::nullopt;
+  const auto *Namespace = dyn_cast<NamespaceDecl>(Class->getDeclContext());
+  if (!Namespace || Namespace->getName() != "optim")
+    return std::nullopt;
+  LaunchSite Site{LaunchSite::TorchCompound, Call, Name.str() + "()", 0, 0, 1};
+  if (Name == "zero_grad") {
+    // zero_grad(bool set_to_none = true)
+    bool SetToNone = true;
+    if (Call->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Call->getArg(0)))
+      if (std::optional<llvm::APSInt> Value =
+              Call->getArg(0)->getIntegerConstantExpr(Ctx))
+        SetToNone = *Value != 0;
+    if (SetToNone)
+      return Site;
+  }
+  std::optional<unsigned> Parameters;
+  if (const ValueDecl *Holder = heldIn(Member->getImplicitObjectArgument())) {
+    const GraphCaptureAnalysis::InitializerMap &Inits = Initializers();
+    if (auto It = Inits.find(Holder); It != Inits.end())
+      for (const Expr *Init : It->second)
+        if ((Parameters = parametersPassedIn(Init)))
+          break;
+  }
+  Site.TorchOps = std::max(1u, Parameters.value_or(1));
+  Site.Detail = Parameters ? " (one per parameter)"
+                           : " (one per parameter; how many is not known here)";
+  return Site;
+}
+
+} // namespace
+
+const GraphCaptureAnalysis::InitializerMap &
+GraphCaptureAnalysis::initializers() {
+  if (!Initializers) {
+    Initializers.emplace();
+    InitializerCollector Collector(*Initializers);
+    Collector.TraverseDecl(Devices.context().getTranslationUnitDecl());
+  }
+  return *Initializers;
+}
+
 bool isGraphApiCall(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier())
@@ -578,12 +716,15 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
     Site.Repeats = P.Repeats;
     Out.Kernels += Site.Kernels * P.Repeats;
     Out.TorchOps += Site.TorchOps * P.Repeats;
+    Out.AutogradOps += Site.AutogradOps * P.Repeats;
+    Out.BackwardCalls += Site.BackwardCalls * P.Repeats;
     Out.Launches.push_back(std::move(Site));
     for (const Stmt *InnerLoop : P.InnerLoops)
       if (!llvm::is_contained(Out.CountedInnerLoops, InnerLoop))
         Out.CountedInnerLoops.push_back(InnerLoop);
   };
 
+  llvm::SmallVector<std::pair<const CallExpr *, Position>, 1> Backwards;
   for (const CallExpr *Call : Statements.Calls) {
     Position P = PositionOf(Call);
     if (!P.Inside)
@@ -650,6 +791,19 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
 
     if (std::optional<std::string> Optimizer = hostStateOptimizerStep(Call)) {
       Block(CaptureBlocker::HostOptimizer, *Optimizer, {Call});
+      continue;
+    }
+    if (std::optional<LaunchSite> Update =
+            optimizerUpdate(Call, Ctx, [&]() -> const InitializerMap & {
+              return initializers();
+            })) {
+      if (!Update->TorchOps)
+        continue;
+      if (!P.Counted) {
+        Out.UncountedLaunches = true;
+        continue;
+      }
+      AddLaunches(std::move(*Update), P);
       continue;
     }
 
@@ -721,6 +875,9 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
                       static_cast<unsigned>(Kernels),
                       static_cast<unsigned>(TorchOps),
                       1};
+      Site.AutogradOps = static_cast<unsigned>(Inner.Work.AutogradOps);
+      Site.BackwardCalls = static_cast<unsigned>(Inner.Work.BackwardCalls);
+      Site.Recordable = static_cast<unsigned>(Inner.Work.RecordableOps);
       AddLaunches(std::move(Site), P);
       continue;
     }
@@ -740,6 +897,15 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
     Placement Where = Devices.tensorPlacement(Produced).Where;
     if (Where != Placement::Cuda && Where != Placement::MaybeCuda)
       continue;
+    // A backward() runs the backward of the forward operations before it:
+    // counted once they are all known.
+    if (IsBackward) {
+      if (!P.Counted)
+        Out.UncountedLaunches = true;
+      else
+        Backwards.push_back({Call, P});
+      continue;
+    }
     llvm::StringRef Name =
         Callee->getIdentifier() ? Callee->getName() : llvm::StringRef();
     // Sizes that change between iterations or come from the device, and
@@ -783,8 +949,37 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
                     0,
                     1,
                     1};
+    Site.Recordable = 1;
     AddLaunches(std::move(Site), P);
   }
+
+  // Each backward() differentiates the forward operations before it that no
+  // earlier backward() claimed: one backward operation for each, as
+  // autograd records one node for each.
+  for (const auto &[Call, P] : Backwards) {
+    SourceLocation At = SM.getExpansionLoc(Call->getExprLoc());
+    uint64_t Forward = 0;
+    for (LaunchSite &Site : Out.Launches) {
+      if (!Site.Recordable ||
+          !SM.isBeforeInTranslationUnit(
+              SM.getExpansionLoc(Site.Where->getExprLoc()), At))
+        continue;
+      Forward += uint64_t(Site.Recordable) * Site.Repeats;
+      Site.Recordable = 0;
+    }
+    Out.AutogradOps += Forward;
+    unsigned Operations = static_cast<unsigned>(std::max<uint64_t>(Forward, 1));
+    LaunchSite Site{
+        LaunchSite::TorchCompound, Call, "backward()", 0, Operations, 1};
+    Site.AutogradOps = Operations;
+    Site.BackwardCalls = 1;
+    if (Forward)
+      Site.Detail = " (one for each operation it differentiates)";
+    AddLaunches(std::move(Site), P);
+  }
+  Out.RecordableOps = 0;
+  for (const LaunchSite &Site : Out.Launches)
+    Out.RecordableOps += uint64_t(Site.Recordable) * Site.Repeats;
 
   // Host control flow on a device result: the host must read it first.
   for (const Stmt *Branch : Statements.Branches) {

@@ -38,10 +38,12 @@ namespace clang::tidy::xfer {
 /// A statement of the iteration that contributes launches.
 struct LaunchSite {
   enum SiteKind {
-    Kernel,       // kernel<<<...>>>(...)
-    LaunchKernel, // cudaLaunchKernel(...)
-    TorchOp,      // a LibTorch operation on a GPU tensor
-    Call,         // a call to a function defined here that issues launches
+    Kernel,        // kernel<<<...>>>(...)
+    LaunchKernel,  // cudaLaunchKernel(...)
+    TorchOp,       // a LibTorch operation on a GPU tensor
+    TorchCompound, // a LibTorch call that issues several operations:
+                   // backward(), an optimizer's per-parameter step
+    Call,          // a call to a function defined here that issues launches
   };
   SiteKind Kind;
   const Expr *Where;
@@ -52,6 +54,15 @@ struct LaunchSite {
   unsigned TorchOps = 0;
   /// Executions of Where per iteration (inner loops of constant trip count).
   uint64_t Repeats = 1;
+  /// Of TorchOps: forward operations a backward() differentiates and the
+  /// backward operations it runs for them; the backward() calls.
+  unsigned AutogradOps = 0;
+  unsigned BackwardCalls = 0;
+  /// Of TorchOps: forward operations no backward() has claimed yet; a
+  /// backward() later in the iteration differentiates them.
+  unsigned Recordable = 0;
+  /// TorchCompound sites: why the call issues several operations.
+  std::string Detail;
 };
 
 /// An operation that stops stream capture.
@@ -82,6 +93,12 @@ struct IterationWork {
   /// included.
   uint64_t Kernels = 0;
   uint64_t TorchOps = 0;
+  /// Of TorchOps: the operations of autograd (forward operations a
+  /// backward() differentiates, and its backward operations), the
+  /// backward() calls, and the forward operations no backward() claimed.
+  uint64_t AutogradOps = 0;
+  uint64_t BackwardCalls = 0;
+  uint64_t RecordableOps = 0;
   std::optional<CaptureBlocker> Blocker;
   /// Some launches sit in an inner loop whose trip count is not a constant
   /// (or a lambda passed to an algorithm): the launches per iteration are
@@ -113,6 +130,13 @@ public:
 
   /// The executions and guards of \p S, computed once.
   ExecutionFrequency frequency(const Stmt *S);
+
+  /// The expressions that initialize or assign each variable and field of
+  /// the translation unit (where an optimizer is constructed), collected on
+  /// first use.
+  using InitializerMap =
+      llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Expr *, 2>>;
+  const InitializerMap &initializers();
 
 private:
   /// What a value depends on: a device result read back to the host, a
@@ -167,6 +191,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, TaintMap> FunctionTaints;
   llvm::DenseMap<const FunctionDecl *, std::vector<Definition>> Definitions;
   llvm::DenseMap<const CallExpr *, bool> DeviceReads;
+  std::optional<InitializerMap> Initializers;
 };
 
 /// True for calls that set up or replay CUDA graphs (cudaStreamBeginCapture,

@@ -184,23 +184,50 @@ std::optional<CostNote> estimateCost(const CostQuery &Query,
 }
 
 std::optional<CostNote>
-estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
+estimateLaunchSaving(const LaunchMix &Mix, const ExecutionFrequency &Iteration,
                      const CostModel &Model) {
-  std::optional<CostPoint> Eager =
-      Model.latency(patterns::CudaGraphEagerPerKernel);
-  std::optional<CostPoint> Replay =
-      Model.latency(patterns::CudaGraphReplayPerKernel);
-  if (!Eager || !Replay)
+  auto Saving = [&](llvm::StringRef Eager,
+                    llvm::StringRef Replay) -> std::optional<double> {
+    std::optional<CostPoint> E = Model.latency(Eager);
+    std::optional<CostPoint> R = Model.latency(Replay);
+    if (!E || !R)
+      return std::nullopt;
+    return std::max(0.0, E->MedianUs - R->MedianUs);
+  };
+  std::optional<double> PerKernel = Saving(patterns::CudaGraphEagerPerKernel,
+                                           patterns::CudaGraphReplayPerKernel);
+  if (!PerKernel || Mix.launches() == 0)
     return std::nullopt;
-  CostNote Saving;
-  Saving.Kind = CostNote::Form::LaunchSaving;
-  Saving.PatternId = patterns::CudaGraphEagerPerKernel;
-  Saving.FixPatternId = patterns::CudaGraphReplayPerKernel;
-  Saving.PerCallUs = std::max(0.0, Eager->MedianUs - Replay->MedianUs);
-  Saving.LaunchesPerIteration = Launches;
-  Saving.Executions = Iteration.totalExecutions();
-  Saving.MeasuredOn = Model.provenance().summary();
-  return Saving;
+  std::optional<double> PerOp =
+      Saving(patterns::TorchGraphEagerPerOp, patterns::TorchGraphReplayPerOp);
+  std::optional<double> PerAutogradOp =
+      Saving(patterns::TorchGraphAutogradEagerPerOp,
+             patterns::TorchGraphAutogradReplayPerOp);
+  std::optional<double> PerBackward = Saving(
+      patterns::TorchGraphBackwardEager, patterns::TorchGraphBackwardReplay);
+  const bool TorchFigures = PerOp && PerAutogradOp && PerBackward;
+  const uint64_t TorchOps = Mix.PlainOps + Mix.AutogradOps;
+  double IterationUs = *PerKernel * double(Mix.Kernels);
+  if (TorchFigures)
+    IterationUs += *PerOp * double(Mix.PlainOps) +
+                   *PerAutogradOp * double(Mix.AutogradOps) +
+                   *PerBackward * double(Mix.BackwardCalls);
+  else
+    IterationUs += *PerKernel * double(TorchOps);
+  CostNote Note;
+  Note.Kind = CostNote::Form::LaunchSaving;
+  const bool CitesTorch = TorchFigures && TorchOps > 0;
+  Note.PatternId = CitesTorch ? patterns::TorchGraphEagerPerOp
+                              : patterns::CudaGraphEagerPerKernel;
+  Note.FixPatternId = CitesTorch ? patterns::TorchGraphReplayPerOp
+                                 : patterns::CudaGraphReplayPerKernel;
+  // The mean over the iteration's launches, so that per launch times
+  // launches is the iteration's saving.
+  Note.PerCallUs = IterationUs / double(Mix.launches());
+  Note.LaunchesPerIteration = Mix.launches();
+  Note.Executions = Iteration.totalExecutions();
+  Note.MeasuredOn = Model.provenance().summary();
+  return Note;
 }
 
 void recordCostNote(const CostNote &Note, llvm::StringRef Check,
@@ -247,13 +274,13 @@ std::optional<CostNote> CostCitations::note(const CostQuery &Query,
 }
 
 std::optional<CostNote>
-CostCitations::launchSavingNote(uint64_t Launches,
+CostCitations::launchSavingNote(const LaunchMix &Mix,
                                 const ExecutionFrequency &Iteration,
                                 const ClangTidyCheck &Check) {
   const CostModel *M = model(Check);
   if (!M)
     return std::nullopt;
-  return estimateLaunchSaving(Launches, Iteration, *M);
+  return estimateLaunchSaving(Mix, Iteration, *M);
 }
 
 } // namespace clang::tidy::xfer

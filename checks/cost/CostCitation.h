@@ -79,15 +79,37 @@ std::optional<CostNote> estimateCost(const CostQuery &Query,
 std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
                                              const ASTContext &Ctx);
 
+/// What one loop iteration launches, by the kind of saving a graph replay
+/// brings each: a raw kernel launch saves its launch call, a LibTorch
+/// operation its dispatch as well, one recorded by autograd (and each of
+/// the backward operations) autograd's bookkeeping too, and a backward()
+/// call the autograd engine's start.
+struct LaunchMix {
+  uint64_t Kernels = 0;
+  /// LibTorch operations outside autograd (optimizer updates, inference).
+  uint64_t PlainOps = 0;
+  /// Forward operations that a backward() of the iteration differentiates,
+  /// and the backward operations it runs for them.
+  uint64_t AutogradOps = 0;
+  uint64_t BackwardCalls = 0;
+
+  uint64_t launches() const { return Kernels + PlainOps + AutogradOps; }
+};
+
 /// The saving of replaying one iteration of a loop as a CUDA graph over
-/// launching its work one launch at a time: the measured per-kernel
-/// difference between eager launches and a graph replay
-/// (cuda.graph.eager_per_kernel - cuda.graph.replay_per_kernel), times the
-/// \p Launches of an iteration, times the iterations of a loop whose body
-/// runs as \p Iteration says (when all trip counts are constants); nullopt
-/// when the model lacks the graph patterns.
+/// issuing its work one launch at a time, from host wall-time slopes of
+/// eager against replayed iterations: per kernel
+/// (cuda.graph.eager_per_kernel - cuda.graph.replay_per_kernel), per
+/// LibTorch operation (torch.graph.eager_per_op - torch.graph.replay_per_op,
+/// or torch.graph.autograd.* for operations autograd records and their
+/// backward operations) and per backward() call
+/// (torch.graph.autograd.eager_backward - replay_backward). The note states
+/// the mean per launch times the launches of \p Mix, times the iterations
+/// of a loop whose body runs as \p Iteration says (when all trip counts are
+/// constants). A model without the LibTorch patterns prices every launch as
+/// a kernel. nullopt when the model lacks the kernel patterns.
 std::optional<CostNote>
-estimateLaunchSaving(uint64_t Launches, const ExecutionFrequency &Iteration,
+estimateLaunchSaving(const LaunchMix &Mix, const ExecutionFrequency &Iteration,
                      const CostModel &Model);
 
 /// Records \p Note, which \p Check emitted at \p Loc, in the table of the
@@ -118,7 +140,7 @@ public:
 
   /// The note for a launch-bound loop (see estimateLaunchSaving), or
   /// nullopt.
-  std::optional<CostNote> launchSavingNote(uint64_t Launches,
+  std::optional<CostNote> launchSavingNote(const LaunchMix &Mix,
                                            const ExecutionFrequency &Iteration,
                                            const ClangTidyCheck &Check);
 

@@ -46,8 +46,8 @@ struct CostNote {
     /// (measured on ...)".
     PerCall,
     /// What a CUDA graph replay saves over eager launches: "measured cost:
-    /// 2.66 µs per launch (eager launch minus graph replay) × 10 launches =
-    /// 26.62 µs per iteration, ≈ 26.6 ms over 1000 iterations (measured on
+    /// 3.09 µs per launch (eager launch minus graph replay) × 10 launches =
+    /// 30.94 µs per iteration, ≈ 30.9 ms over 1000 iterations (measured on
     /// ...)".
     LaunchSaving,
   };

@@ -80,4 +80,28 @@ std::vector<double> pairedDifferences(const std::vector<double> &A,
   return Differences;
 }
 
+LineFit fitLine(const std::vector<double> &X, const std::vector<double> &Y) {
+  const size_t Count = std::min(X.size(), Y.size());
+  if (Count < 2)
+    return {};
+  double MeanX = 0, MeanY = 0;
+  for (size_t I = 0; I < Count; ++I) {
+    MeanX += X[I];
+    MeanY += Y[I];
+  }
+  MeanX /= double(Count);
+  MeanY /= double(Count);
+  double Covariance = 0, VarianceX = 0;
+  for (size_t I = 0; I < Count; ++I) {
+    Covariance += (X[I] - MeanX) * (Y[I] - MeanY);
+    VarianceX += (X[I] - MeanX) * (X[I] - MeanX);
+  }
+  if (VarianceX == 0)
+    return {};
+  LineFit Fit;
+  Fit.Slope = Covariance / VarianceX;
+  Fit.Intercept = MeanY - Fit.Slope * MeanX;
+  return Fit;
+}
+
 } // namespace xferbench

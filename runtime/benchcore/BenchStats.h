@@ -67,6 +67,16 @@ SampleSummary collectSamples(const RepetitionPolicy &Policy,
 std::vector<double> pairedDifferences(const std::vector<double> &A,
                                       const std::vector<double> &B);
 
+/// A least-squares line Y = Intercept + Slope * X.
+struct LineFit {
+  double Slope = 0;
+  double Intercept = 0;
+};
+/// Fits a line through (X[i], Y[i]); a flat line at 0 for fewer than two
+/// distinct X. Used to separate a per-launch cost (the slope over the
+/// launches per iteration) from what an iteration pays once.
+LineFit fitLine(const std::vector<double> &X, const std::vector<double> &Y);
+
 } // namespace xferbench
 
 #endif // XFER_BENCHCORE_BENCHSTATS_H

@@ -22,7 +22,7 @@ void train(Mlp &Model, torch::optim::SGD &Optimizer, int Iters) {
   auto X = torch::randn({64, 4}, Gpu);
   auto Y = torch::randn({64, 1}, Gpu);
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 10 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 19 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
     Optimizer.zero_grad();
     auto Out = Model.forward(X);
     // CHECK-NOTES: :[[@LINE-1]]:22: note: 'forward()' issues 5 LibTorch operations on the GPU here
@@ -32,8 +32,9 @@ void train(Mlp &Model, torch::optim::SGD &Optimizer, int Iters) {
     // CHECK-NOTES: :[[@LINE-3]]:47: note: 'pow()' runs on the GPU here
     // CHECK-NOTES: :[[@LINE-4]]:56: note: 'mean()' runs on the GPU here
     Loss.backward();
-    // CHECK-NOTES: :[[@LINE-1]]:10: note: 'backward()' runs on the GPU here
+    // CHECK-NOTES: :[[@LINE-1]]:10: note: 'backward()' issues 9 LibTorch operations on the GPU here (one for each operation it differentiates)
     Optimizer.step();
+    // CHECK-NOTES: :[[@LINE-1]]:15: note: 'step()' issues 1 LibTorch operation on the GPU here (one per parameter; how many is not known here)
     if (I % 100 == 0)
       std::cout << Loss.item<float>() << "\n";
   }

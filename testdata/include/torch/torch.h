@@ -270,6 +270,7 @@ public:
   void to(Device D, bool NonBlocking = false);
   void train(bool On = true);
   void eval();
+  std::vector<Tensor> parameters(bool Recurse = true) const;
 };
 struct LinearImpl : Module {
   LinearImpl(int64_t In, int64_t Out);
@@ -299,14 +300,20 @@ double clip_grad_norm_(std::vector<Tensor> Parameters, double MaxNorm,
 namespace optim {
 class Optimizer {
 public:
-  void zero_grad();
+  // Since LibTorch 2.0 the gradients are set to none by default.
+  void zero_grad(bool SetToNone = true);
   void step();
+};
+struct SGDOptions {
+  SGDOptions(double Lr);
+  SGDOptions &momentum(double Momentum);
 };
 // As in LibTorch, each optimizer has its own step(); SGD's is inherited
 // here, which is as good for the checks.
 class SGD : public Optimizer {
 public:
   SGD(std::vector<Tensor> Parameters, double Lr);
+  SGD(std::vector<Tensor> Parameters, SGDOptions Options);
 };
 class Adam : public Optimizer {
 public:
