@@ -77,7 +77,7 @@ def second_run(runs):
                         ("first", "xfer-tidy, first run (empty cache)"),
                         ("second", "xfer-tidy, second run (cache hit)")]:
         print("  %-40s %8.3f s" % (label, median[name]))
-    print("  %-40s %8.3f   (first / parse)" % ("first run / parse", median["first"] / median["parse"]))
+    print("  %-40s %8.3f" % ("first run / parse", median["first"] / median["parse"]))
     print("  %-40s %8.3f   (target <= 0.05)" % ("second run / first run", median["second"] / median["first"]))
 
 
