@@ -1688,6 +1688,35 @@ TEST_F(CacheTest, NoCacheWritesNothing) {
   EXPECT_TRUE(fromCache(R)) << R.Err;
 }
 
+// Runs sharing a cache directory write the same entry at once: each gets
+// the full report, and the entry left behind reads back whole.
+TEST_F(CacheTest, ConcurrentRunsShareTheCache) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  std::vector<llvm::sys::ProcessInfo> Running;
+  std::vector<std::string> Outputs;
+  for (int I = 0; I < 4; ++I) {
+    Outputs.push_back(Dir.str().str() + "/out" + std::to_string(I) + ".txt");
+    std::vector<llvm::StringRef> Argv{Tool,         "--quiet",  "--cache-dir",
+                                      Cache,        File,       "--",
+                                      "-std=c++17", "-isystem", StubInclude};
+    std::optional<llvm::StringRef> Redirects[] = {
+        std::nullopt, llvm::StringRef(Outputs.back()), std::nullopt};
+    Running.push_back(
+        llvm::sys::ExecuteNoWait(Tool, Argv, std::nullopt, Redirects));
+  }
+  for (llvm::sys::ProcessInfo &Process : Running)
+    EXPECT_EQ(1, llvm::sys::Wait(Process, /*SecondsToWait=*/600).ReturnCode);
+  RunOutcome Fresh = run(
+      Tool, {"--no-cache", File, "--", "-std=c++17", "-isystem", StubInclude});
+  for (const std::string &Output : Outputs)
+    EXPECT_EQ(Fresh.Out, readFile(Output));
+  EXPECT_EQ(1u, entries().size());
+  RunOutcome After = analyse({File});
+  EXPECT_TRUE(fromCache(After)) << After.Err;
+  EXPECT_EQ(Fresh.Out, After.Out);
+}
+
 // Fixes come from a cached result as from a fresh one.
 TEST_F(CacheTest, ExportedFixesFromTheCache) {
   std::string File = write("create.cpp", R"cpp(#include <torch/torch.h>
