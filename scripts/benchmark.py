@@ -2,16 +2,25 @@
 """Speed and memory of xfer-tidy on the bundled examples and testdata.
 
 Prints, for each input, the wall time and the peak resident memory of one
-xfer-tidy process (best of --repeat runs), next to clang-tidy-19 with the
-plugin on the same input.
+xfer-tidy process (best of --repeat runs, without the result cache), next
+to clang-tidy-19 with the plugin on the same input; then the second run
+over unchanged inputs: on the LibTorch example, the medians of --runs
+rounds of clang++-19 -fsyntax-only, xfer-tidy without the cache, xfer-tidy
+with an empty cache (the first run) and with the cache it filled (the
+second run), and the second run's time as a fraction of the first's.
 
-  python3 scripts/benchmark.py [--repeat 3]
+  python3 scripts/benchmark.py [--repeat 3] [--runs 5] [--second-run]
+
+--second-run prints only the second-run figures.
 """
 import argparse
 import os
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,10 +47,51 @@ def best(command, repeat):
     return min(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
 
 
+def seconds(command):
+    start = time.monotonic()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+def second_run(runs):
+    """Medians of `runs` rounds on the LibTorch example: the parse, xfer-tidy
+    without the cache, the first run into an empty cache and the second."""
+    source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
+    flags = ["-std=c++17", "-isystem", TORCH]
+    times = {"parse": [], "uncached": [], "first": [], "second": []}
+    for _ in range(runs):
+        cache = tempfile.mkdtemp(prefix="xfer-bench-cache")
+        try:
+            tool = [TOOL, "--quiet", "--cache-dir=" + cache, source, "--"] + flags
+            times["parse"].append(seconds(["clang++-19", "-fsyntax-only", source] + flags))
+            times["uncached"].append(seconds([TOOL, "--quiet", "--no-cache", source, "--"] + flags))
+            times["first"].append(seconds(tool))
+            times["second"].append(seconds(tool))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print("Second run over unchanged inputs: seed_training_loop.cpp, real LibTorch "
+          "headers (medians of %d rounds, %d cores)" % (runs, os.cpu_count()))
+    for name, label in [("parse", "clang++-19 -fsyntax-only"),
+                        ("uncached", "xfer-tidy --no-cache"),
+                        ("first", "xfer-tidy, first run (empty cache)"),
+                        ("second", "xfer-tidy, second run (cache hit)")]:
+        print("  %-40s %8.3f s" % (label, median[name]))
+    print("  %-40s %8.3f" % ("first run / parse", median["first"] / median["parse"]))
+    print("  %-40s %8.3f   (target <= 0.05)" % ("second run / first run", median["second"] / median["first"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5,
+                        help="rounds of the second-run measurement (medians)")
+    parser.add_argument("--second-run", action="store_true",
+                        help="only the second-run (result cache) figures")
     args = parser.parse_args()
+    if args.second_run:
+        second_run(args.runs)
+        return
     checks = sorted(os.path.join(ROOT, "testdata/checks", f)
                     for f in os.listdir(os.path.join(ROOT, "testdata/checks"))
                     if f.endswith(".cpp") and "kernels" not in f)
@@ -59,7 +109,8 @@ def main():
     for name, files, flags in inputs:
         # A fresh interpreter per measurement keeps the RSS figures separate.
         tool = subprocess.run(
-            [sys.executable, __file__, "--one", str(args.repeat), TOOL, "--quiet"]
+            [sys.executable, __file__, "--one", str(args.repeat), TOOL, "--quiet",
+             "--no-cache"]
             + files + ["--"] + flags, capture_output=True, text=True).stdout.split()
         plugin_cmd = ["clang-tidy-19", "--load=" + PLUGIN, "--checks=-*,xfer-*",
                       "--quiet"] + files + ["--"] + flags
@@ -72,6 +123,8 @@ def main():
         print("%-48s %12s %10s %14s" % (name, tool[0], tool[1], plugin[0]))
     print("(best of %d runs; one process per input; %d cores)"
           % (args.repeat, os.cpu_count()))
+    print()
+    second_run(args.runs)
 
 
 if __name__ == "__main__":

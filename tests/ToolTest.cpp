@@ -15,6 +15,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <cstdlib>
+#include <map>
 #include <set>
 
 namespace {
@@ -71,6 +73,23 @@ RunOutcome runIn(llvm::StringRef Directory,
     Command += " " + shellQuote(Arg);
   return run("/bin/sh", {"-c", Command}, std::move(Env));
 }
+
+/// Every xfer-tidy the tests start keeps its result cache in a directory of
+/// this test process, never in the user's cache directory.
+class PrivateCacheEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("xfer-test-cache", Directory));
+    ::setenv("XDG_CACHE_HOME", Directory.c_str(), /*overwrite=*/1);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Directory); }
+
+private:
+  llvm::SmallString<128> Directory;
+};
+::testing::Environment *const PrivateCache =
+    ::testing::AddGlobalTestEnvironment(new PrivateCacheEnvironment);
 
 const std::string Tool = XFER_BINARY_DIR "/tool/xfer-tidy";
 const std::string Plugin = XFER_BINARY_DIR "/checks/libXferTidy.so";
@@ -1411,6 +1430,363 @@ TEST_F(ToolTest, RealLibTorchHeadersAndPluginAgree) {
   EXPECT_EQ(warningLines(Ours.Out), warningLines(Theirs.Out))
       << "xfer-tidy:\n" << Ours.Out << "clang-tidy plugin:\n" << Theirs.Out;
   EXPECT_FALSE(warningLines(Theirs.Out).empty());
+}
+
+// --- sharding a compilation database, merging the shards' SARIF ------------
+
+/// The files a run analysed, from its progress lines ("[1/3] analysing f").
+std::set<std::string> analysedFiles(llvm::StringRef Err) {
+  std::set<std::string> Files;
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  Err.split(Lines, '\n');
+  for (llvm::StringRef Line : Lines) {
+    size_t At = Line.find("] analysing ");
+    if (At != llvm::StringRef::npos)
+      Files.insert(Line.drop_front(At + strlen("] analysing ")).str());
+  }
+  return Files;
+}
+
+/// The results of a SARIF log as "rule uri:line:column" lines.
+std::multiset<std::string> sarifResults(const llvm::json::Value &Log) {
+  std::multiset<std::string> Lines;
+  const llvm::json::Object &Run =
+      *(*Log.getAsObject()->getArray("runs"))[0].getAsObject();
+  for (const llvm::json::Value &Result : *Run.getArray("results")) {
+    const llvm::json::Object &R = *Result.getAsObject();
+    const llvm::json::Object &Where =
+        *(*R.getArray("locations"))[0].getAsObject()->getObject(
+            "physicalLocation");
+    const llvm::json::Object &Region = *Where.getObject("region");
+    Lines.insert(
+        (R.getString("ruleId").value_or("") + " " +
+         Where.getObject("artifactLocation")->getString("uri").value_or("") +
+         ":" + llvm::Twine(Region.getInteger("startLine").value_or(0)) + ":" +
+         llvm::Twine(Region.getInteger("startColumn").value_or(0)))
+            .str());
+  }
+  return Lines;
+}
+
+class ShardTest : public ToolTest {
+protected:
+  /// Writes \p Count sources (every other one with a hazard) and a
+  /// compilation database listing them.
+  void writeProject(unsigned Count) {
+    std::string Database = "[";
+    for (unsigned I = 0; I < Count; ++I) {
+      std::string Name = "unit" + std::to_string(I) + ".cpp";
+      std::string Path = write(Name, I % 2 ? CleanSource : HazardSource);
+      All.insert(Path);
+      Database += std::string(I ? "," : "") + "{\"directory\": \"" +
+                  Dir.str().str() + "\", \"command\": \"c++ -isystem " +
+                  StubInclude + " -c " + Path + "\", \"file\": \"" + Path +
+                  "\"}";
+    }
+    write("compile_commands.json", Database + "]");
+  }
+
+  RunOutcome shard(llvm::StringRef Part, llvm::StringRef Sarif) {
+    return run(Tool, {"-p", Dir.str().str(), "--no-cache", "--format=sarif",
+                      "--shard=" + Part.str(), "--output=" + Sarif.str()});
+  }
+
+  std::set<std::string> All;
+};
+
+// The shards of a database are a partition of it, the same on every run,
+// and a file keeps its shard when others are added; their SARIF logs merge
+// into the unsharded run's results.
+TEST_F(ShardTest, ShardsPartitionTheDatabaseAndMerge) {
+  writeProject(8);
+  std::set<std::string> Union;
+  std::vector<std::set<std::string>> Shards;
+  std::vector<std::string> Logs;
+  for (unsigned K = 1; K <= 3; ++K) {
+    std::string Sarif =
+        Dir.str().str() + "/shard" + std::to_string(K) + ".sarif";
+    RunOutcome R = shard(std::to_string(K) + "/3", Sarif);
+    ASSERT_LE(R.Status, 1) << R.Err;
+    std::set<std::string> Files = analysedFiles(R.Err);
+    EXPECT_NE(std::string::npos,
+              R.Err.find("shard " + std::to_string(K) +
+                         "/3: " + std::to_string(Files.size()) + " of 8 files"))
+        << R.Err;
+    for (const std::string &File : Files)
+      EXPECT_TRUE(Union.insert(File).second) << File << " in two shards";
+    Shards.push_back(Files);
+    Logs.push_back(Sarif);
+  }
+  EXPECT_EQ(All, Union);
+  // Deterministic.
+  EXPECT_EQ(Shards[1],
+            analysedFiles(shard("2/3", Dir.str().str() + "/again.sarif").Err));
+
+  std::string Merged = Dir.str().str() + "/all.sarif";
+  std::vector<std::string> MergeArgs{"--merge-sarif", "--output=" + Merged};
+  MergeArgs.insert(MergeArgs.end(), Logs.begin(), Logs.end());
+  RunOutcome M = run(Tool, MergeArgs);
+  ASSERT_EQ(0, M.Status) << M.Err;
+  llvm::Expected<llvm::json::Value> Log = llvm::json::parse(readFile(Merged));
+  ASSERT_TRUE(static_cast<bool>(Log)) << llvm::toString(Log.takeError());
+  const llvm::json::Object &Root = *Log->getAsObject();
+  EXPECT_EQ("2.1.0", Root.getString("version").value_or(""));
+  ASSERT_EQ(1u, Root.getArray("runs")->size());
+  const llvm::json::Object &Run = *(*Root.getArray("runs"))[0].getAsObject();
+  // Rules once each, and every result's ruleIndex names its rule.
+  const llvm::json::Array &Rules =
+      *Run.getObject("tool")->getObject("driver")->getArray("rules");
+  std::set<std::string> RuleIds;
+  for (const llvm::json::Value &Rule : Rules)
+    EXPECT_TRUE(
+        RuleIds.insert(Rule.getAsObject()->getString("id")->str()).second);
+  for (const llvm::json::Value &Result : *Run.getArray("results")) {
+    const llvm::json::Object &R = *Result.getAsObject();
+    int64_t Index = R.getInteger("ruleIndex").value_or(-1);
+    ASSERT_TRUE(Index >= 0 && Index < static_cast<int64_t>(Rules.size()));
+    EXPECT_EQ(R.getString("ruleId"),
+              Rules[Index].getAsObject()->getString("id"));
+  }
+  EXPECT_EQ(1u, Run.getArray("invocations")->size());
+
+  std::string Whole = Dir.str().str() + "/whole.sarif";
+  RunOutcome W = run(Tool, {"-p", Dir.str().str(), "--no-cache",
+                            "--format=sarif", "--output=" + Whole});
+  ASSERT_EQ(1, W.Status) << W.Err;
+  llvm::Expected<llvm::json::Value> WholeLog =
+      llvm::json::parse(readFile(Whole));
+  ASSERT_TRUE(static_cast<bool>(WholeLog));
+  EXPECT_EQ(sarifResults(*WholeLog), sarifResults(*Log));
+  EXPECT_FALSE(sarifResults(*Log).empty());
+
+  // A new file joins some shard; the others stay where they were.
+  writeProject(9);
+  std::set<std::string> After =
+      analysedFiles(shard("1/3", Dir.str().str() + "/after.sarif").Err);
+  After.erase(Dir.str().str() + "/unit8.cpp");
+  EXPECT_EQ(Shards[0], After);
+}
+
+TEST_F(ShardTest, BadShardValuesAreUsageErrors) {
+  writeProject(2);
+  for (const char *Bad :
+       {"0/3", "4/3", "1/0", "a/b", "3", "1/3/5", "", "-1/2", "1/ 2"}) {
+    std::string Sarif = Dir.str().str() + "/out.sarif";
+    RunOutcome R = shard(Bad, Sarif);
+    EXPECT_EQ(2, R.Status) << Bad;
+    EXPECT_EQ("", R.Out);
+    EXPECT_NE(std::string::npos, R.Err.find("--shard=" + std::string(Bad) +
+                                            ": expected K/N with 1 <= K <= N"))
+        << R.Err;
+    EXPECT_EQ(1, llvm::count(R.Err, '\n')) << R.Err;
+    EXPECT_FALSE(llvm::sys::fs::exists(Sarif)) << Bad;
+  }
+}
+
+TEST_F(ShardTest, MergingWhatIsNotSarifWritesNothing) {
+  std::string Merged = Dir.str().str() + "/all.sarif";
+  std::string NotSarif = write("other.json", "{\"version\": \"2.0\"}");
+  RunOutcome R = run(Tool, {"--merge-sarif", "--output=" + Merged, NotSarif});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find(NotSarif + ": not a SARIF 2.1.0 log"))
+      << R.Err;
+  R = run(Tool, {"--merge-sarif", "--output=" + Merged,
+                 Dir.str().str() + "/missing.sarif"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("missing.sarif: cannot read"));
+  EXPECT_FALSE(llvm::sys::fs::exists(Merged));
+}
+
+// --- the result cache -------------------------------------------------------
+
+class CacheTest : public ToolTest {
+protected:
+  void SetUp() override {
+    ToolTest::SetUp();
+    Cache = Dir.str().str() + "/cache";
+  }
+
+  RunOutcome analyse(std::vector<std::string> Args) {
+    Args.insert(Args.begin(), "--cache-dir=" + Cache);
+    Args.insert(Args.end(), {"--", "-std=c++17", "-isystem", StubInclude});
+    return run(Tool, Args);
+  }
+
+  /// The cache's entries (not its CACHEDIR.TAG).
+  std::vector<std::string> entries() {
+    std::vector<std::string> Found;
+    std::error_code EC;
+    for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
+         It != End && !EC; It.increment(EC))
+      if (It->type() == llvm::sys::fs::file_type::regular_file &&
+          llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG")
+        Found.push_back(It->path());
+    return Found;
+  }
+
+  static bool fromCache(const RunOutcome &R) {
+    return R.Err.find("from the cache)") != std::string::npos;
+  }
+
+  std::string Cache;
+};
+
+const char *CountedHeader = "#define STEPS 10\n";
+const char *CountedSource = R"cpp(#include <cuda_runtime.h>
+#include "steps.h"
+void launch(float *Device); void step(float *Device, float *Host) {
+  for (int I = 0; I < STEPS; ++I)
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost), launch(Device);
+}
+)cpp";
+
+// A second run reads the result from the cache, and every report format
+// and the exit status are those of a run without the cache.
+TEST_F(CacheTest, SecondRunIsACacheHitWithTheSameReport) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  RunOutcome First = analyse({File});
+  EXPECT_EQ(1, First.Status) << First.Err;
+  EXPECT_FALSE(fromCache(First)) << First.Err;
+  EXPECT_EQ(1u, entries().size());
+  for (const char *Format : {"text", "json", "sarif", "github"}) {
+    std::string Option = "--format=" + std::string(Format);
+    RunOutcome Cached = analyse({Option, File});
+    RunOutcome Fresh = run(Tool, {"--no-cache", Option, File, "--",
+                                  "-std=c++17", "-isystem", StubInclude});
+    EXPECT_TRUE(fromCache(Cached)) << Format << ": " << Cached.Err;
+    EXPECT_NE(std::string::npos, Cached.Err.find("1 finding in 1 file (1 "
+                                                 "from the cache)"));
+    EXPECT_EQ(Fresh.Status, Cached.Status) << Format;
+    EXPECT_EQ(Fresh.Out, Cached.Out) << Format;
+  }
+}
+
+// A header the unit includes changes: the entry is not used.
+TEST_F(CacheTest, ChangedHeaderIsAMiss) {
+  std::string Header = write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  RunOutcome First = analyse({File});
+  EXPECT_NE(std::string::npos, First.Out.find("on each of 10 iterations"));
+  write("steps.h", "#define STEPS 20\n");
+  RunOutcome Second = analyse({File});
+  EXPECT_FALSE(fromCache(Second)) << Second.Err;
+  EXPECT_NE(std::string::npos, Second.Out.find("on each of 20 iterations"))
+      << Second.Out;
+  // Changing it back finds the first result again, under the same key.
+  write("steps.h", CountedHeader);
+  EXPECT_FALSE(fromCache(analyse({File}))) << "one entry per key";
+  EXPECT_TRUE(fromCache(analyse({File})));
+  (void)Header;
+}
+
+// Options that change what the checks report are part of the key.
+TEST_F(CacheTest, ChangedOptionsAreAMiss) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  analyse({File});
+  RunOutcome Other = analyse({"--checks=-*,xfer-sync-in-loop", File});
+  EXPECT_FALSE(fromCache(Other)) << Other.Err;
+  EXPECT_EQ(0, Other.Status);
+  EXPECT_TRUE(fromCache(analyse({File})));
+}
+
+// An entry damaged on disk is a miss, and is replaced by the next store.
+TEST_F(CacheTest, CorruptedEntryIsAMiss) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  RunOutcome First = analyse({File});
+  std::vector<std::string> Entries = entries();
+  ASSERT_EQ(1u, Entries.size());
+  std::string Entry = readFile(Entries[0]);
+  // A changed figure that is still valid JSON, then a truncated entry.
+  size_t At = Entry.find("\"offset\":");
+  ASSERT_NE(std::string::npos, At);
+  std::string Changed = Entry;
+  Changed[At + strlen("\"offset\":")] =
+      Changed[At + strlen("\"offset\":")] == '1' ? '2' : '1';
+  for (const std::string &Damaged :
+       {Changed, Entry.substr(0, Entry.size() / 2), std::string()}) {
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Entries[0], EC);
+      OS << Damaged;
+    }
+    RunOutcome R = analyse({File});
+    EXPECT_FALSE(fromCache(R)) << R.Err;
+    EXPECT_EQ(First.Out, R.Out);
+    EXPECT_EQ(First.Status, R.Status);
+  }
+  EXPECT_TRUE(fromCache(analyse({File})));
+}
+
+// --no-cache neither reads nor writes; without --cache-dir the cache is in
+// $XDG_CACHE_HOME/xfer-tidy.
+TEST_F(CacheTest, NoCacheWritesNothing) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Xdg = Dir.str().str() + "/xdg";
+  std::vector<std::string> Env{"XDG_CACHE_HOME=" + Xdg,
+                               "HOME=" + Dir.str().str()};
+  RunOutcome R = run(Tool,
+                     {"--no-cache", "--cache-dir=" + Cache, File, "--",
+                      "-isystem", StubInclude},
+                     Env);
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_FALSE(llvm::sys::fs::exists(Cache));
+  EXPECT_FALSE(llvm::sys::fs::exists(Xdg));
+  EXPECT_FALSE(llvm::sys::fs::exists(Dir + "/.cache"));
+
+  R = run(Tool, {File, "--", "-isystem", StubInclude}, Env);
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_TRUE(llvm::sys::fs::exists(Xdg + "/xfer-tidy/CACHEDIR.TAG"));
+  R = run(Tool, {File, "--", "-isystem", StubInclude}, Env);
+  EXPECT_TRUE(fromCache(R)) << R.Err;
+}
+
+// Runs sharing a cache directory write the same entry at once: each gets
+// the full report, and the entry left behind reads back whole.
+TEST_F(CacheTest, ConcurrentRunsShareTheCache) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  std::vector<llvm::sys::ProcessInfo> Running;
+  std::vector<std::string> Outputs;
+  for (int I = 0; I < 4; ++I) {
+    Outputs.push_back(Dir.str().str() + "/out" + std::to_string(I) + ".txt");
+    std::vector<llvm::StringRef> Argv{Tool,         "--quiet",  "--cache-dir",
+                                      Cache,        File,       "--",
+                                      "-std=c++17", "-isystem", StubInclude};
+    std::optional<llvm::StringRef> Redirects[] = {
+        std::nullopt, llvm::StringRef(Outputs.back()), std::nullopt};
+    Running.push_back(
+        llvm::sys::ExecuteNoWait(Tool, Argv, std::nullopt, Redirects));
+  }
+  for (llvm::sys::ProcessInfo &Process : Running)
+    EXPECT_EQ(1, llvm::sys::Wait(Process, /*SecondsToWait=*/600).ReturnCode);
+  RunOutcome Fresh = run(
+      Tool, {"--no-cache", File, "--", "-std=c++17", "-isystem", StubInclude});
+  for (const std::string &Output : Outputs)
+    EXPECT_EQ(Fresh.Out, readFile(Output));
+  EXPECT_EQ(1u, entries().size());
+  RunOutcome After = analyse({File});
+  EXPECT_TRUE(fromCache(After)) << After.Err;
+  EXPECT_EQ(Fresh.Out, After.Out);
+}
+
+// Fixes come from a cached result as from a fresh one.
+TEST_F(CacheTest, ExportedFixesFromTheCache) {
+  std::string File = write("create.cpp", R"cpp(#include <torch/torch.h>
+void train(torch::Device D, int Steps) {
+  for (int I = 0; I < Steps; ++I)
+    (void)torch::zeros({4}).to(D).sum();
+}
+)cpp");
+  std::string Fresh = Dir.str().str() + "/fresh.yaml";
+  std::string Cached = Dir.str().str() + "/cached.yaml";
+  analyse({"--export-fixes=" + Fresh, File});
+  RunOutcome R = analyse({"--export-fixes=" + Cached, File});
+  EXPECT_TRUE(fromCache(R)) << R.Err;
+  EXPECT_NE(std::string::npos, readFile(Fresh).find("ReplacementText"));
+  EXPECT_EQ(readFile(Fresh), readFile(Cached));
 }
 
 } // namespace

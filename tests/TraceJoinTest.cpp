@@ -54,6 +54,7 @@ RunOutcome runTool(std::vector<std::string> Args) {
 /// expected text does not depend on the cost model.
 std::vector<std::string> analysis(std::vector<std::string> Options) {
   Options.push_back("--quiet");
+  Options.push_back("--no-cache"); // never the user's cache
   Options.push_back("--config={CheckOptions: {CostNotes: false}}");
   Options.push_back(Source);
   Options.push_back("--");

@@ -6,6 +6,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <cmath>
+#include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -500,6 +502,181 @@ llvm::json::Value toSarif(const std::vector<Finding> &Findings,
                   "os/schemas/sarif-schema-2.1.0.json"},
       {"version", "2.1.0"},
       {"runs", llvm::json::Array{std::move(Run)}}};
+}
+
+namespace {
+
+/// The parts of a SARIF log that mergeSarif reads and rewrites.
+struct SarifRunParts {
+  llvm::json::Object *Run = nullptr;
+  llvm::json::Object *Driver = nullptr;
+};
+
+llvm::Expected<SarifRunParts> sarifRunParts(llvm::StringRef Name,
+                                            llvm::json::Value &Log) {
+  auto Invalid = [&](llvm::StringRef Why) {
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "%s: not a SARIF 2.1.0 log of one "
+                                   "xfer-tidy run: %s",
+                                   Name.str().c_str(), Why.str().c_str());
+  };
+  llvm::json::Object *Root = Log.getAsObject();
+  if (!Root)
+    return Invalid("not a JSON object");
+  if (Root->getString("version") != "2.1.0")
+    return Invalid("\"version\" is not \"2.1.0\"");
+  llvm::json::Array *Runs = Root->getArray("runs");
+  if (!Runs || Runs->size() != 1 || !(*Runs)[0].getAsObject())
+    return Invalid("\"runs\" does not hold exactly one run");
+  SarifRunParts Parts;
+  Parts.Run = (*Runs)[0].getAsObject();
+  llvm::json::Object *Tool = Parts.Run->getObject("tool");
+  Parts.Driver = Tool ? Tool->getObject("driver") : nullptr;
+  if (!Parts.Driver || !Parts.Driver->getString("name"))
+    return Invalid("no \"tool.driver.name\"");
+  for (llvm::StringRef Key : {"results", "invocations"})
+    if (const llvm::json::Value *Field = Parts.Run->get(Key);
+        Field && !Field->getAsArray())
+      return Invalid(("\"" + Key + "\" is not an array").str());
+  if (const llvm::json::Value *Rules = Parts.Driver->get("rules");
+      Rules && !Rules->getAsArray())
+    return Invalid("\"tool.driver.rules\" is not an array");
+  return Parts;
+}
+
+/// Where a result points: (uri, line, column), empty and zero without a
+/// location.
+std::tuple<std::string, int64_t, int64_t>
+resultLocation(const llvm::json::Object &Result) {
+  const llvm::json::Array *Locations = Result.getArray("locations");
+  const llvm::json::Object *Physical = nullptr;
+  if (Locations && !Locations->empty())
+    if (const llvm::json::Object *First = Locations->front().getAsObject())
+      Physical = First->getObject("physicalLocation");
+  if (!Physical)
+    return {"", 0, 0};
+  std::string Uri;
+  if (const llvm::json::Object *Artifact =
+          Physical->getObject("artifactLocation"))
+    Uri = Artifact->getString("uri").value_or("").str();
+  int64_t Line = 0, Column = 0;
+  if (const llvm::json::Object *Region = Physical->getObject("region")) {
+    Line = Region->getInteger("startLine").value_or(0);
+    Column = Region->getInteger("startColumn").value_or(0);
+  }
+  return {Uri, Line, Column};
+}
+
+} // namespace
+
+llvm::Expected<llvm::json::Value>
+mergeSarif(std::vector<std::pair<std::string, llvm::json::Value>> Logs) {
+  if (Logs.empty())
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "no SARIF logs to merge");
+  std::vector<SarifRunParts> Parts;
+  for (auto &[Name, Log] : Logs) {
+    llvm::Expected<SarifRunParts> Read = sarifRunParts(Name, Log);
+    if (!Read)
+      return Read.takeError();
+    Parts.push_back(*Read);
+  }
+  // Shards of one run share the tool and the root their URIs are relative
+  // to; merging anything else would mislabel results.
+  const SarifRunParts &First = Parts.front();
+  for (size_t I = 1; I < Parts.size(); ++I) {
+    auto Differs = [&](llvm::StringRef What) {
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: %s differs from %s's",
+                                     Logs[I].first.c_str(), What.str().c_str(),
+                                     Logs.front().first.c_str());
+    };
+    for (llvm::StringRef Key : {"name", "version"})
+      if (Parts[I].Driver->getString(Key) != First.Driver->getString(Key))
+        return Differs(("tool.driver." + Key).str());
+    const llvm::json::Value *Base = Parts[I].Run->get("originalUriBaseIds");
+    const llvm::json::Value *FirstBase = First.Run->get("originalUriBaseIds");
+    if ((Base == nullptr) != (FirstBase == nullptr) ||
+        (Base && *Base != *FirstBase))
+      return Differs("%SRCROOT% (originalUriBaseIds; give every run the "
+                     "same --sarif-root)");
+  }
+
+  llvm::json::Array Rules;
+  llvm::StringMap<int64_t> RuleIndex;
+  std::vector<llvm::json::Object> Results;
+  std::set<std::tuple<std::string, int64_t, int64_t, std::string, std::string>>
+      SeenResults;
+  bool Successful = true;
+  llvm::json::Array ExecutionNotifications, ConfigurationNotifications;
+  for (const SarifRunParts &Part : Parts) {
+    if (llvm::json::Array *RunRules = Part.Driver->getArray("rules"))
+      for (llvm::json::Value &Rule : *RunRules) {
+        const llvm::json::Object *Object = Rule.getAsObject();
+        std::optional<llvm::StringRef> Id =
+            Object ? Object->getString("id") : std::nullopt;
+        if (Id && RuleIndex.try_emplace(*Id, Rules.size()).second)
+          Rules.push_back(std::move(Rule));
+      }
+    if (llvm::json::Array *RunResults = Part.Run->getArray("results"))
+      for (llvm::json::Value &Result : *RunResults) {
+        llvm::json::Object *Object = Result.getAsObject();
+        if (!Object)
+          continue;
+        auto [Uri, Line, Column] = resultLocation(*Object);
+        std::string Rule = Object->getString("ruleId").value_or("").str();
+        std::string Message;
+        if (const llvm::json::Object *Text = Object->getObject("message"))
+          Message = Text->getString("text").value_or("").str();
+        if (!SeenResults.emplace(Uri, Line, Column, Rule, Message).second)
+          continue;
+        if (auto It = RuleIndex.find(Rule); It != RuleIndex.end())
+          (*Object)["ruleIndex"] = It->second;
+        Results.push_back(std::move(*Object));
+      }
+    if (llvm::json::Array *Invocations = Part.Run->getArray("invocations"))
+      for (llvm::json::Value &Invocation : *Invocations) {
+        llvm::json::Object *Object = Invocation.getAsObject();
+        if (!Object)
+          continue;
+        if (Object->getBoolean("executionSuccessful") == false)
+          Successful = false;
+        if (llvm::json::Array *Notes =
+                Object->getArray("toolExecutionNotifications"))
+          for (llvm::json::Value &Note : *Notes)
+            ExecutionNotifications.push_back(std::move(Note));
+        // Every shard reads the same configuration: its warnings once.
+        if (llvm::json::Array *Notes =
+                Object->getArray("toolConfigurationNotifications"))
+          for (llvm::json::Value &Note : *Notes)
+            if (!llvm::is_contained(ConfigurationNotifications, Note))
+              ConfigurationNotifications.push_back(std::move(Note));
+      }
+  }
+  // The order of one run's report: by file, line, column and rule (then
+  // as read).
+  std::vector<std::tuple<std::string, int64_t, int64_t, std::string, size_t>>
+      Order;
+  for (size_t I = 0; I < Results.size(); ++I) {
+    auto [Uri, Line, Column] = resultLocation(Results[I]);
+    Order.emplace_back(Uri, Line, Column,
+                       Results[I].getString("ruleId").value_or("").str(), I);
+  }
+  llvm::sort(Order);
+  llvm::json::Object Invocation{{"executionSuccessful", Successful}};
+  if (!ExecutionNotifications.empty())
+    Invocation["toolExecutionNotifications"] =
+        std::move(ExecutionNotifications);
+  if (!ConfigurationNotifications.empty())
+    Invocation["toolConfigurationNotifications"] =
+        std::move(ConfigurationNotifications);
+  (*First.Driver)["rules"] = std::move(Rules);
+  (*First.Run)["invocations"] = llvm::json::Array{std::move(Invocation)};
+  llvm::json::Array ResultValues;
+  for (const auto &Entry : Order)
+    ResultValues.push_back(std::move(Results[std::get<4>(Entry)]));
+  (*First.Run)["results"] = std::move(ResultValues);
+  return std::move(Logs.front().second);
 }
 
 } // namespace xfer

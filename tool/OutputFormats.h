@@ -53,6 +53,18 @@ llvm::json::Value toSarif(const std::vector<Finding> &Findings,
                           PositionResolver &Resolver,
                           const SarifOptions &Options);
 
+/// One log with one run from the SARIF logs of several xfer-tidy runs over
+/// one project (the shards of a run, --shard=K/N), given as (name, log):
+/// the rules of every run, each once, in order of first appearance; the
+/// results sorted by file, line, column and rule, a finding that several
+/// runs reported (in a header they share) once, with ruleIndex renumbered;
+/// one invocation, successful if every run was, with every run's
+/// notifications. Errors name the log: one that is not a SARIF 2.1.0 log of
+/// one xfer-tidy run, or whose %SRCROOT% or tool version differs from the
+/// first's.
+llvm::Expected<llvm::json::Value>
+mergeSarif(std::vector<std::pair<std::string, llvm::json::Value>> Logs);
+
 /// Where xfer-tidy's documentation lives: XFER_DOCS_URL when the build set
 /// one (the repository's web address), else a file URI of the copy
 /// installed with xfer-tidy (or of the source tree).

@@ -16,6 +16,7 @@
 #include "Findings.h"
 #include "OutputFormats.h"
 #include "ReportFilters.h"
+#include "ResultCache.h"
 #include "TraceJoin.h"
 #include "XferTidyRunner.h"
 #include "clang-tidy/ClangTidy.h"
@@ -123,6 +124,28 @@ cl::opt<std::string> WriteBaselineFile(
     cl::desc("Record the run's findings in <file> as accepted (exit 0 "
              "unless input errors)"),
     cl::value_desc("file"), cl::cat(XferCategory));
+cl::opt<std::string> Shard(
+    "shard",
+    cl::desc("Analyse only part K of N of the translation units (1 <= K <= "
+             "N), split by a hash of each file's path in the project, so that "
+             "N machines share one run; merge their SARIF with --merge-sarif"),
+    cl::value_desc("K/N"), cl::cat(XferCategory));
+cl::opt<bool> MergeSarif(
+    "merge-sarif",
+    cl::desc("Merge the SARIF logs named as sources (the shards of a run) "
+             "into one log with one run, written to --output or stdout, and "
+             "exit"),
+    cl::cat(XferCategory));
+cl::opt<std::string> CacheDir(
+    "cache-dir",
+    cl::desc("Keep each translation unit's result in <dir> and reuse it while "
+             "the file, the headers it read, its command and the "
+             "configuration are unchanged (default: $XDG_CACHE_HOME/xfer-tidy "
+             "or ~/.cache/xfer-tidy)"),
+    cl::value_desc("dir"), cl::cat(XferCategory));
+cl::opt<bool> NoCache("no-cache",
+                      cl::desc("Neither read nor write the result cache"),
+                      cl::cat(XferCategory));
 cl::opt<bool> Fix("fix", cl::desc("Apply the suggested fixes in place"),
                   cl::cat(XferCategory));
 cl::opt<unsigned> Jobs(
@@ -219,15 +242,16 @@ bool useColor(ColorChoice Mode, bool IsTerminal) {
 /// one whole line at a time whichever thread starts it.
 class ProgressLines {
 public:
-  ProgressLines(bool Enabled, size_t Total) : Enabled(Enabled), Total(Total) {}
+  explicit ProgressLines(bool Enabled) : Enabled(Enabled) {}
 
-  /// An arguments adjuster that reports each file as clang-tidy's tool
-  /// prepares its command, then passes the command on unchanged.
-  tooling::ArgumentsAdjuster stage(std::string Stage) {
+  /// An arguments adjuster that reports each of the \p Total files as
+  /// clang-tidy's tool prepares its command, then passes the command on
+  /// unchanged.
+  tooling::ArgumentsAdjuster stage(std::string Stage, size_t Total) {
     if (!Enabled)
       return nullptr;
-    return [this, Stage](const tooling::CommandLineArguments &Args,
-                         StringRef File) {
+    return [this, Stage, Total](const tooling::CommandLineArguments &Args,
+                                StringRef File) {
       std::lock_guard<std::mutex> Guard(Lock);
       if (Started[Stage].insert(File).second) {
         std::string Line = formatv("[{0}/{1}] {2} {3}\n",
@@ -240,7 +264,6 @@ public:
 
 private:
   bool Enabled;
-  size_t Total;
   std::mutex Lock;
   StringMap<StringSet<>> Started;
 };
@@ -442,6 +465,42 @@ Error writeReport(StringRef Path,
   });
 }
 
+/// "--shard=K/N" as (K - 1, N); none unless 1 <= K <= N.
+std::optional<std::pair<unsigned, unsigned>> parseShard(StringRef Text) {
+  auto [Part, Count] = Text.split('/');
+  unsigned K = 0, N = 0;
+  if (Part.getAsInteger(10, K) || Count.getAsInteger(10, N) || K == 0 || K > N)
+    return std::nullopt;
+  return std::pair{K - 1, N};
+}
+
+/// --merge-sarif: the logs named as sources, merged into one; nothing is
+/// written unless every log reads.
+int mergeSarifFiles() {
+  if (Sources.empty())
+    return inputError("--merge-sarif: name the SARIF logs to merge");
+  std::vector<std::pair<std::string, json::Value>> Logs;
+  for (const std::string &File : Sources) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(File);
+    if (!Buffer)
+      return inputError(File + ": cannot read: " + Buffer.getError().message());
+    Expected<json::Value> Log = json::parse((*Buffer)->getBuffer());
+    if (!Log)
+      return inputError(File + ": not JSON: " + toString(Log.takeError()));
+    Logs.emplace_back(File, std::move(*Log));
+  }
+  Expected<json::Value> Merged = xfer::mergeSarif(std::move(Logs));
+  if (!Merged)
+    return inputError("--merge-sarif: " + toString(Merged.takeError()));
+  if (Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
+        xfer::writeJson(OS, *Merged);
+        OS << '\n';
+      }))
+    return inputError("cannot write " + OutputFile + ": " +
+                      toString(std::move(WriteError)));
+  return NoFindings;
+}
+
 /// Applies the fixes of check findings, one atomic write per file.
 Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
                  unsigned &Applied) {
@@ -517,6 +576,15 @@ int main(int argc, const char **argv) {
 
   if (InstallGitHook)
     return installGitHook(argv[0]);
+  if (MergeSarif)
+    return mergeSarifFiles();
+  std::optional<std::pair<unsigned, unsigned>> ShardPart;
+  if (Shard.getNumOccurrences()) {
+    ShardPart = parseShard(Shard);
+    if (!ShardPart)
+      return inputError("--shard=" + Shard +
+                        ": expected K/N with 1 <= K <= N, e.g. --shard=2/4");
+  }
 
   // --config and the cost model are read here, once: an error ends the run
   // before any analysis, and what was read is passed down.
@@ -556,6 +624,9 @@ int main(int argc, const char **argv) {
     Trace = std::move(*Loaded);
   }
 
+  if (CacheDir.getNumOccurrences() && CacheDir.empty())
+    return inputError("--cache-dir: empty directory name (--no-cache turns "
+                      "the cache off)");
   Options.Checks = Checks;
   Options.WarningsAsErrors = WarningsAsErrors;
   Options.ExtraArgs = ExtraArgs;
@@ -705,12 +776,30 @@ int main(int argc, const char **argv) {
                         **Pattern + "': " + Invalid);
   }
 
-  std::vector<std::string> AbsoluteFiles;
-  for (const std::string &File : Files) {
-    SmallString<256> Path(File);
-    sys::fs::make_absolute(Path);
-    AbsoluteFiles.push_back(Path.str().str());
+  // The program is every file named; a shard analyses a part of it with the
+  // whole program's header filter, configuration and index, so that the
+  // shards' findings together are the unsharded run's.
+  const std::vector<std::string> ProgramFiles = Files;
+  if (ShardPart) {
+    std::string Root = xfer::projectRoot(ProgramFiles);
+    llvm::erase_if(Files, [&](const std::string &File) {
+      return xfer::shardOf(File, Root, ShardPart->second) != ShardPart->first;
+    });
+    if (!Quiet)
+      WithColor::note(errs(), "xfer-tidy")
+          << formatv("shard {0}/{1}: {2} of {3} files\n", ShardPart->first + 1,
+                     ShardPart->second, Files.size(), ProgramFiles.size());
   }
+  auto Absolute = [](const std::vector<std::string> &Names) {
+    std::vector<std::string> Paths;
+    for (const std::string &Name : Names) {
+      SmallString<256> Path(Name);
+      sys::fs::make_absolute(Path);
+      Paths.push_back(Path.str().str());
+    }
+    return Paths;
+  };
+  std::vector<std::string> AbsoluteFiles = Absolute(Files);
   // Say once per file when its command is borrowed from a neighbour.
   if (!DatabaseFile.empty() && !Quiet)
     for (size_t I = 0; I < Files.size(); ++I) {
@@ -727,8 +816,22 @@ int main(int argc, const char **argv) {
   {
     std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
         xfer::createOptionsProvider(Options);
-    if (!checkConfiguration(*Provider, AbsoluteFiles, &ConfigurationWarnings))
+    if (!checkConfiguration(*Provider, Absolute(ProgramFiles),
+                            &ConfigurationWarnings))
       return InputError;
+  }
+
+  // The result cache: made (with its tag) before the run, or left out.
+  if (!NoCache) {
+    SmallString<256> Directory(CacheDir.empty() ? xfer::defaultCacheDirectory()
+                                                : CacheDir.getValue());
+    if (!Directory.empty()) {
+      sys::fs::make_absolute(Directory);
+      if (Error Unusable = xfer::ResultCache(Directory.str().str()).prepare())
+        warning("result cache not used: " + toString(std::move(Unusable)));
+      else
+        Options.CacheDirectory = Directory.str().str();
+    }
   }
 
   // CUDA sources: nvcc commands translated, CUDA 13 compatibility headers.
@@ -738,16 +841,18 @@ int main(int argc, const char **argv) {
   tooling::ArgumentsAdjuster CudaAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
   Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
-  ProgressLines Progress(!Quiet && Files.size() > 1, Files.size());
+  ProgressLines Progress(!Quiet && ProgramFiles.size() > 1);
 
   // The translation units of one run are one program: a first pass
   // collects where each call's arguments live and which units use CUDA,
   // so that train.cpp sees the device main.cpp chose.
-  if (!NoIndex && (Files.size() > 1 || !IndexFile.empty())) {
-    Options.CommandAdjuster = combine(Progress.stage("indexing"), CudaAdjuster);
+  if (!NoIndex && !Files.empty() &&
+      (ProgramFiles.size() > 1 || !IndexFile.empty())) {
+    Options.CommandAdjuster =
+        combine(Progress.stage("indexing", ProgramFiles.size()), CudaAdjuster);
     std::string Index = IndexFile;
-    if (Error Failed = xfer::writeProjectIndex(*Database, Files, Options,
-                                               Index))
+    if (Error Failed =
+            xfer::writeProjectIndex(*Database, ProgramFiles, Options, Index))
       return inputError(toString(std::move(Failed)));
     Options.GlobalCheckOptions.emplace_back("ProjectIndex", Index);
   }
@@ -758,7 +863,8 @@ int main(int argc, const char **argv) {
           sys::fs::remove(Value);
   });
 
-  Options.CommandAdjuster = combine(Progress.stage("analysing"), CudaAdjuster);
+  Options.CommandAdjuster =
+      combine(Progress.stage("analysing", Files.size()), CudaAdjuster);
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
 
   // Configuration diagnostics (a cost model the checks cannot read) are
@@ -866,7 +972,8 @@ int main(int argc, const char **argv) {
 
   if (!ExportFixes.empty()) {
     if (Error Err = writeToOutput(ExportFixes, [&](raw_ostream &OS) {
-          tidy::exportReplacements(Files.front(), Result.Diagnostics, OS);
+          tidy::exportReplacements(Files.empty() ? "" : Files.front(),
+                                   Result.Diagnostics, OS);
           return Error::success();
         }))
       return inputError("cannot write " + ExportFixes + ": " +
@@ -897,6 +1004,9 @@ int main(int argc, const char **argv) {
                    ? ""
                    : ", recorded in " + WriteBaselineFile.getValue())
            << (Fix ? formatv(", {0} fixes applied", Applied).str() : "")
+           << (Result.CacheHits
+                   ? formatv(" ({0} from the cache)", Result.CacheHits).str()
+                   : "")
            << '\n';
   if (HadErrors)
     return InputError;

@@ -3,23 +3,27 @@
 #include "XferTidyRunner.h"
 #include "CheckConfiguration.h"
 #include "CudaCompilation.h"
+#include "Findings.h"
+#include "ResultCache.h"
 #include "analysis/ProjectFacts.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
-#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/xxhash.h"
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -68,8 +72,9 @@ public:
 
 class XferTidyAction : public ASTFrontendAction {
 public:
-  XferTidyAction(ClangTidyASTConsumerFactory &Factory, bool SkipBodies)
-      : Factory(Factory), SkipBodies(SkipBodies) {}
+  XferTidyAction(ClangTidyASTConsumerFactory &Factory, bool SkipBodies,
+                 FileHashes *FilesRead)
+      : Factory(Factory), SkipBodies(SkipBodies), FilesRead(FilesRead) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  StringRef File) override {
@@ -90,9 +95,30 @@ protected:
     return true;
   }
 
+  /// Records every file the parse read, with a hash of what it read (not
+  /// of what is on disk by now), for the result cache.
+  void EndSourceFileAction() override {
+    if (!FilesRead)
+      return;
+    CompilerInstance &Compiler = getCompilerInstance();
+    SourceManager &SM = Compiler.getSourceManager();
+    for (auto It = SM.fileinfo_begin(), End = SM.fileinfo_end(); It != End;
+         ++It) {
+      std::optional<llvm::MemoryBufferRef> Contents =
+          It->second->getBufferIfLoaded();
+      if (!Contents)
+        continue;
+      llvm::SmallString<256> Path(It->first.getName());
+      Compiler.getFileManager().makeAbsolutePath(Path);
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
+      (*FilesRead)[Path.str().str()] = contentHash(Contents->getBuffer());
+    }
+  }
+
 private:
   ClangTidyASTConsumerFactory &Factory;
   bool SkipBodies;
+  FileHashes *FilesRead;
 };
 
 class XferTidyActionFactory : public tooling::FrontendActionFactory {
@@ -104,8 +130,12 @@ public:
         SkipBodies(SkipBodies) {}
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<XferTidyAction>(ConsumerFactory, SkipBodies);
+    return std::make_unique<XferTidyAction>(ConsumerFactory, SkipBodies,
+                                            FilesRead);
   }
+
+  /// Where the actions record the files their parses read; null: nowhere.
+  void recordFilesRead(FileHashes *Into) { FilesRead = Into; }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
                      FileManager *Files,
@@ -134,7 +164,90 @@ public:
 private:
   ClangTidyASTConsumerFactory ConsumerFactory;
   bool SkipBodies;
+  FileHashes *FilesRead = nullptr;
 };
+
+/// The commands of one file, already adjusted: clang-tidy's tool runs them
+/// as they are (its own adjusters cleared).
+class AdjustedCommands : public tooling::CompilationDatabase {
+public:
+  explicit AdjustedCommands(std::vector<tooling::CompileCommand> Commands)
+      : Commands(std::move(Commands)) {}
+  std::vector<tooling::CompileCommand>
+  getCompileCommands(StringRef) const override {
+    return Commands;
+  }
+  std::vector<tooling::CompileCommand> getAllCompileCommands() const override {
+    return Commands;
+  }
+
+private:
+  std::vector<tooling::CompileCommand> Commands;
+};
+
+/// contentHash of the file at \p Path, each file read once per process
+/// (the project index and cost model are read for every translation unit's
+/// key, and do not change during a run).
+std::string fileHashOnce(StringRef Path) {
+  static std::mutex Lock;
+  static llvm::StringMap<std::string> Hashes;
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto [It, Inserted] = Hashes.try_emplace(Path);
+  if (Inserted) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Contents =
+        llvm::MemoryBuffer::getFile(Path);
+    It->second =
+        Contents ? contentHash((*Contents)->getBuffer()) : "unreadable";
+  }
+  return It->second;
+}
+
+/// The key of a translation unit's result: everything known before the
+/// parse that can change what the checks report. The files the parse reads
+/// are checked on lookup (ResultCache).
+std::string resultKey(StringRef File, StringRef MainContents,
+                      const std::vector<tooling::CompileCommand> &Commands,
+                      const ClangTidyOptions &FileOptions,
+                      const RunOptions &Options) {
+  CacheKeyBuilder Key;
+  Key.add("result")
+      .add(toolIdentity())
+      .add(File)
+      .add(contentHash(MainContents));
+  for (const tooling::CompileCommand &Command : Commands) {
+    Key.add("command").add(Command.Directory).add(Command.Filename);
+    for (const std::string &Arg : Command.CommandLine)
+      Key.add(Arg);
+  }
+  // The configuration, check options sorted; files named by options count
+  // by their contents (the index is a new temporary file on every run).
+  ClangTidyOptions Rest = FileOptions;
+  Rest.CheckOptions.clear();
+  Key.add("configuration").add(configurationAsText(Rest));
+  std::map<std::string, std::string> CheckOptions;
+  for (const auto &[Name, Value] : FileOptions.CheckOptions)
+    CheckOptions[Name.str()] = Value.Value;
+  for (const auto &[Name, Value] : CheckOptions) {
+    StringRef Option = StringRef(Name).rsplit('.').second;
+    if (Option.empty())
+      Option = Name;
+    Key.add(Name);
+    // Where the first pass writes facts does not change them.
+    if (Option == "OutputDirectory")
+      continue;
+    if (Option == "ProjectIndex" || Option == "CostModel") {
+      if (Option == "CostModel")
+        Key.add(Value);
+      Key.add(Value.empty() ? "" : fileHashOnce(Value));
+    } else {
+      Key.add(Value);
+    }
+  }
+  Key.add("skip-bodies").add(Options.SkipFunctionBodies ? "1" : "0");
+  for (const auto &[Path, Contents] : Options.VirtualFiles)
+    Key.add(Path).add(contentHash(Contents));
+  return Key.key();
+}
 
 tooling::ArgumentsAdjuster resourceDirAdjuster(std::string ResourceDir) {
   return [ResourceDir](const tooling::CommandLineArguments &Args,
@@ -170,54 +283,138 @@ makeOptionsProvider(const RunOptions &Options,
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
-/// Runs one batch of files with its own clang-tidy context (contexts are
-/// not thread-safe).
-RunResult runBatch(const tooling::CompilationDatabase &Database,
-                   const std::vector<std::string> &Files,
-                   const RunOptions &Options) {
-  // A file system per batch: ClangTool changes its working directory, which
+/// Runs one translation unit with its own clang-tidy context (contexts are
+/// not thread-safe), or takes its result from the cache.
+RunResult runFile(const tooling::CompilationDatabase &Database,
+                  const std::string &File, const RunOptions &FileOptions) {
+  // A file system per file: ClangTool changes its working directory, which
   // must not leak between threads (the default real file system's working
   // directory is the process's).
   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS(
       new llvm::vfs::OverlayFileSystem(llvm::vfs::createPhysicalFileSystem()));
-  if (!Options.VirtualFiles.empty()) {
+  if (!FileOptions.VirtualFiles.empty()) {
     IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(
         new llvm::vfs::InMemoryFileSystem);
-    for (const auto &[Path, Contents] : Options.VirtualFiles)
+    for (const auto &[Path, Contents] : FileOptions.VirtualFiles)
       Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBufferCopy(Contents));
     FS->pushOverlay(Memory);
   }
+  std::string AbsoluteFile = File;
+  if (llvm::Expected<std::string> Absolute =
+          tooling::getAbsolutePath(*FS, File))
+    AbsoluteFile = std::move(*Absolute);
+  else
+    llvm::consumeError(Absolute.takeError());
+
+  // The first pass: the unit's facts go to a directory of its own, so that
+  // they can be stored with its result and written back from the cache.
+  RunOptions Options = FileOptions;
+  std::string UnitFacts;
+  if (!Options.FactsDirectory.empty()) {
+    llvm::SmallString<256> Path(Options.FactsDirectory);
+    llvm::sys::path::append(Path,
+                            llvm::utohexstr(llvm::xxh3_64bits(AbsoluteFile)));
+    UnitFacts = Path.str().str();
+    llvm::sys::fs::create_directories(UnitFacts);
+    Options.GlobalCheckOptions.emplace_back(
+        "xferindex-project-facts.OutputDirectory", UnitFacts);
+  }
   ClangTidyContext Context(
       withExplicitXferChecks(makeOptionsProvider(Options, FS)));
-  tooling::ClangTool Tool(Database, Files,
-                          std::make_shared<PCHContainerOperations>(), FS);
 
-  Tool.appendArgumentsAdjuster(
-      [&Context](const tooling::CommandLineArguments &Args,
-                 StringRef Filename) {
-        ClangTidyOptions FileOptions = Context.getOptionsForFile(Filename);
-        tooling::CommandLineArguments Adjusted = Args;
-        if (FileOptions.ExtraArgsBefore) {
-          auto It = Adjusted.begin();
-          if (It != Adjusted.end() && !StringRef(*It).starts_with("-"))
-            ++It; // skip the compiler
-          Adjusted.insert(It, FileOptions.ExtraArgsBefore->begin(),
-                          FileOptions.ExtraArgsBefore->end());
-        }
-        if (FileOptions.ExtraArgs)
-          appendCompilerArguments(Adjusted, *FileOptions.ExtraArgs);
-        return Adjusted;
-      });
-  if (Options.CommandAdjuster)
-    Tool.appendArgumentsAdjuster(Options.CommandAdjuster);
+  // The commands as clang-tidy's tool would adjust them (its own adjusters
+  // first), adjusted once here: the cache key hashes them and the tool runs
+  // them unchanged.
+  tooling::ArgumentsAdjuster Adjuster = tooling::combineAdjusters(
+      tooling::getClangStripOutputAdjuster(),
+      tooling::combineAdjusters(
+          tooling::getClangSyntaxOnlyAdjuster(),
+          tooling::getClangStripDependencyFileAdjuster()));
+  auto Append = [&](tooling::ArgumentsAdjuster Next) {
+    if (Next)
+      Adjuster =
+          tooling::combineAdjusters(std::move(Adjuster), std::move(Next));
+  };
+  Append([&Context](const tooling::CommandLineArguments &Args,
+                    StringRef Filename) {
+    ClangTidyOptions FileOptions = Context.getOptionsForFile(Filename);
+    tooling::CommandLineArguments Adjusted = Args;
+    if (FileOptions.ExtraArgsBefore) {
+      auto It = Adjusted.begin();
+      if (It != Adjusted.end() && !StringRef(*It).starts_with("-"))
+        ++It; // skip the compiler
+      Adjusted.insert(It, FileOptions.ExtraArgsBefore->begin(),
+                      FileOptions.ExtraArgsBefore->end());
+    }
+    if (FileOptions.ExtraArgs)
+      appendCompilerArguments(Adjusted, *FileOptions.ExtraArgs);
+    return Adjusted;
+  });
+  Append(Options.CommandAdjuster);
   if (!Options.ExtraArgsBefore.empty())
-    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+    Append(tooling::getInsertArgumentAdjuster(
         Options.ExtraArgsBefore, tooling::ArgumentInsertPosition::BEGIN));
   if (!Options.ExtraArgs.empty())
-    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+    Append(tooling::getInsertArgumentAdjuster(
         Options.ExtraArgs, tooling::ArgumentInsertPosition::END));
-  Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
-  Tool.appendArgumentsAdjuster(resourceDirAdjuster(Options.ResourceDir));
+  Append(tooling::getStripPluginsAdjuster());
+  Append(resourceDirAdjuster(Options.ResourceDir));
+
+  std::vector<tooling::CompileCommand> Commands =
+      Database.getCompileCommands(AbsoluteFile);
+  for (tooling::CompileCommand &Command : Commands)
+    Command.CommandLine = Adjuster(Command.CommandLine, Command.Filename);
+
+  XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
+  // The checks enabled for the current directory (the context's file until
+  // the run starts).
+  std::vector<std::string> EnabledChecks = Factory.checkNames();
+  // What is not stored in the cache: it follows from the diagnostics.
+  auto Finish = [&](RunResult &Done) {
+    Done.EnabledChecks = std::move(EnabledChecks);
+    for (const ClangTidyError &Error : Done.Diagnostics)
+      if (Error.DiagLevel == ClangTidyError::Error &&
+          StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-")) {
+        StringRef ErrorFile = Error.Message.FilePath;
+        if (ErrorFile.empty())
+          ErrorFile = Error.BuildDirectory;
+        Done.FilesWithErrors.push_back(ErrorFile.str());
+      }
+  };
+
+  std::optional<ResultCache> Cache;
+  std::string Key;
+  FileHashes FilesRead;
+  if (!Options.CacheDirectory.empty() && !Commands.empty()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Main =
+        FS->getBufferForFile(AbsoluteFile);
+    if (Main) {
+      Cache.emplace(Options.CacheDirectory);
+      Key = resultKey(AbsoluteFile, (*Main)->getBuffer(), Commands,
+                      Context.getOptionsForFile(AbsoluteFile), Options);
+      if (std::optional<RunResult> Hit = Cache->lookup(Key, *FS)) {
+        Hit->CacheHits = 1;
+        for (const auto &Fact : Hit->Facts) {
+          llvm::SmallString<256> Path(UnitFacts);
+          llvm::sys::path::append(Path, Fact.first);
+          if (llvm::Error Failed =
+                  llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+                    OS << Fact.second;
+                    return llvm::Error::success();
+                  }))
+            llvm::consumeError(std::move(Failed)); // the index lacks them
+        }
+        Finish(*Hit);
+        return std::move(*Hit);
+      }
+      Factory.recordFilesRead(&FilesRead);
+    }
+  }
+
+  AdjustedCommands Adjusted(std::move(Commands));
+  tooling::ClangTool Tool(Adjusted, {File},
+                          std::make_shared<PCHContainerOperations>(), FS);
+  Tool.clearArgumentsAdjusters();
 
   ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
@@ -228,23 +425,28 @@ RunResult runBatch(const tooling::CompilationDatabase &Database,
   Tool.setDiagnosticConsumer(&DiagConsumer);
   Tool.setPrintErrorMessage(false);
 
-  XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
   RunResult Result;
-  Result.EnabledChecks = Factory.checkNames();
   {
     clang::tidy::xfer::CostNoteTable::RecordingScope Recording(
         Result.CostNotes);
     Tool.run(&Factory);
   }
   Result.Diagnostics = DiagConsumer.take();
-  for (const ClangTidyError &Error : Result.Diagnostics)
-    if (Error.DiagLevel == ClangTidyError::Error &&
-        StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-")) {
-      StringRef File = Error.Message.FilePath;
-      if (File.empty())
-        File = Error.BuildDirectory;
-      Result.FilesWithErrors.push_back(File.str());
-    }
+  if (!UnitFacts.empty()) {
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(UnitFacts, EC), End;
+         It != End && !EC; It.increment(EC))
+      if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Contents =
+              llvm::MemoryBuffer::getFile(It->path()))
+        Result.Facts.emplace_back(llvm::sys::path::filename(It->path()).str(),
+                                  (*Contents)->getBuffer().str());
+    llvm::sort(Result.Facts);
+  }
+  Finish(Result);
+  // A unit with compiler errors is not stored: a header it did not find is
+  // not among the files it read, and may appear.
+  if (Cache && !FilesRead.empty() && Result.FilesWithErrors.empty())
+    Cache->store(Key, Result, FilesRead);
   return Result;
 }
 
@@ -266,7 +468,7 @@ ClangTidyOptions defaultXferOptions(llvm::StringRef HeaderFilter) {
   return Defaults;
 }
 
-std::string projectHeaderFilter(const std::vector<std::string> &Files) {
+std::string projectRoot(const std::vector<std::string> &Files) {
   if (Files.empty())
     return "";
   auto DirectoryOf = [](llvm::StringRef File) {
@@ -277,29 +479,36 @@ std::string projectHeaderFilter(const std::vector<std::string> &Files) {
   };
   // The git work tree: a project's headers often sit beside, not under, the
   // directories of its sources (include/ next to src/).
-  std::string Root;
   const std::string First = DirectoryOf(Files.front());
   for (llvm::StringRef Directory = First; !Directory.empty();
        Directory = llvm::sys::path::parent_path(Directory)) {
     llvm::SmallString<256> Git(Directory);
     llvm::sys::path::append(Git, ".git");
-    if (llvm::sys::fs::exists(Git)) {
-      Root = Directory.str();
-      break;
-    }
+    if (llvm::sys::fs::exists(Git))
+      return Directory.str();
   }
-  if (Root.empty()) {
-    Root = First;
-    for (const std::string &File : Files) {
-      std::string Directory = DirectoryOf(File);
-      while (!Root.empty() && Directory != Root &&
-             !llvm::StringRef(Directory).starts_with(Root + "/"))
-        Root = llvm::sys::path::parent_path(Root).str();
-    }
+  std::string Root = First;
+  for (const std::string &File : Files) {
+    std::string Directory = DirectoryOf(File);
+    while (!Root.empty() && Directory != Root &&
+           !llvm::StringRef(Directory).starts_with(Root + "/"))
+      Root = llvm::sys::path::parent_path(Root).str();
   }
+  return Root;
+}
+
+std::string projectHeaderFilter(const std::vector<std::string> &Files) {
+  if (Files.empty())
+    return "";
+  std::string Root = projectRoot(Files);
   if (Root.empty() || Root == "/")
     return ".*";
   return "^" + llvm::Regex::escape(Root) + "/";
+}
+
+unsigned shardOf(llvm::StringRef File, llvm::StringRef Root, unsigned Count) {
+  assert(Count > 0 && "no shards");
+  return llvm::xxh3_64bits(pathBelow(File, Root)) % Count;
 }
 
 std::unique_ptr<ClangTidyOptionsProvider>
@@ -318,13 +527,11 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
   std::vector<RunResult> Partial(Files.size());
   if (Jobs <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Partial[I] = runBatch(Database, {Files[I]}, Options);
+      Partial[I] = runFile(Database, Files[I], Options);
   } else {
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
     for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] {
-        Partial[I] = runBatch(Database, {Files[I]}, Options);
-      });
+      Pool.async([&, I] { Partial[I] = runFile(Database, Files[I], Options); });
     Pool.wait();
   }
 
@@ -355,6 +562,7 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
     if (Merged.EnabledChecks.empty())
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
     Merged.CostNotes.merge(std::move(Part.CostNotes));
+    Merged.CacheHits += Part.CacheHits;
   }
   return Merged;
 }
@@ -374,16 +582,22 @@ llvm::Error writeProjectIndex(const tooling::CompilationDatabase &Database,
 
   RunOptions First = Options;
   First.Checks = "-*,xferindex-project-facts";
-  First.GlobalCheckOptions.emplace_back(
-      "xferindex-project-facts.OutputDirectory", FactsDirectory.str().str());
+  First.FactsDirectory = FactsDirectory.str().str();
   runChecks(Database, Files, First); // errors are reported by the real run
 
-  clang::tidy::xfer::ProjectFacts Merged;
+  // Merged in the order of their paths: the same facts give the same index,
+  // whose contents the result cache's keys hash.
+  std::vector<std::string> FactFiles;
   std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(FactsDirectory, EC), End;
-       It != End && !EC; It.increment(EC)) {
+  for (llvm::sys::fs::recursive_directory_iterator It(FactsDirectory, EC), End;
+       It != End && !EC; It.increment(EC))
+    if (It->type() == llvm::sys::fs::file_type::regular_file)
+      FactFiles.push_back(It->path());
+  llvm::sort(FactFiles);
+  clang::tidy::xfer::ProjectFacts Merged;
+  for (const std::string &FactFile : FactFiles) {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-        llvm::MemoryBuffer::getFile(It->path());
+        llvm::MemoryBuffer::getFile(FactFile);
     if (!Buffer)
       continue;
     if (llvm::Expected<llvm::json::Value> Unit =

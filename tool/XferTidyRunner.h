@@ -58,6 +58,12 @@ struct RunOptions {
   std::string DefaultHeaderFilter;
   /// Files served from memory, over the real file system: (path, contents).
   std::vector<std::pair<std::string, std::string>> VirtualFiles;
+  /// Where translation units' results are kept between runs (see
+  /// ResultCache.h); empty: no cache.
+  std::string CacheDirectory;
+  /// The first pass (writeProjectIndex): each unit's facts are written to a
+  /// subdirectory of this one by the xferindex-project-facts check.
+  std::string FactsDirectory;
 };
 
 /// What one run produced.
@@ -71,6 +77,11 @@ struct RunResult {
   std::vector<std::string> EnabledChecks;
   /// The figures of the cost notes among the diagnostics' notes.
   clang::tidy::xfer::CostNoteTable CostNotes;
+  /// Translation units whose result came from the cache.
+  unsigned CacheHits = 0;
+  /// The first pass: the files of facts written for the unit (name,
+  /// contents), kept in the cache with its result.
+  std::vector<std::pair<std::string, std::string>> Facts;
 };
 
 /// Parses the text of --config (YAML or JSON, as clang-tidy's --config),
@@ -83,10 +94,20 @@ parseConfigOption(llvm::StringRef Text);
 clang::tidy::ClangTidyOptions
 defaultXferOptions(llvm::StringRef HeaderFilter = "");
 
+/// The root of the project \p Files belong to: the root of the git work
+/// tree of the first, or, outside one, the deepest directory that holds all
+/// of them; empty for no files.
+std::string projectRoot(const std::vector<std::string> &Files);
+
 /// A header filter that matches the files of the project \p Files belong
-/// to: everything under the root of their git work tree, or, outside one,
-/// under the deepest directory that holds all of them.
+/// to: everything below projectRoot(Files).
 std::string projectHeaderFilter(const std::vector<std::string> &Files);
+
+/// The shard, of \p Count (0-based), that \p File is analysed in: a hash
+/// (xxh3) of its path relative to \p Root, dots removed, '/'-separated. A
+/// file keeps its shard when files are added or removed, and machines that
+/// check the project out in different directories agree.
+unsigned shardOf(llvm::StringRef File, llvm::StringRef Root, unsigned Count);
 
 /// The configuration a run reads: .clang-tidy files (or --config) over the
 /// defaults, then --checks and the global check options; configuration

@@ -106,6 +106,16 @@ public:
   void merge(CostNoteTable &&Other);
   bool empty() const { return Notes.empty(); }
 
+  /// Calls \p Visit(Check, File, Offset, Note) for every recorded note, in
+  /// the order add() would rebuild the same table (the result cache stores
+  /// tables this way).
+  template <typename Visitor> void forEach(Visitor Visit) const {
+    for (const auto &[Where, Recorded] : Notes)
+      for (const CostNote &Note : Recorded)
+        Visit(std::get<0>(Where), std::get<1>(Where), std::get<2>(Where),
+              Note);
+  }
+
   /// Makes \p Table the table that the checks running on this thread record
   /// into while the scope lasts (one translation unit is analysed on one
   /// thread).
