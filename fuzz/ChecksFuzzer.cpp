@@ -27,7 +27,9 @@ namespace {
 /// the runner, like clang-tidy, reads sources from disk and the reports
 /// read their lines back.
 const std::string &inputPath() {
-  static const std::string Path = [] {
+  // Never destroyed: the exit handler that removes the file runs after
+  // static destructors would have.
+  static const std::string *Path = [] {
     llvm::SmallString<128> Directory;
     if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(
             "xfer-checks-fuzzer", Directory)) {
@@ -37,14 +39,16 @@ const std::string &inputPath() {
     }
     llvm::SmallString<128> File(Directory);
     llvm::sys::path::append(File, "input.cpp");
-    std::string Result = File.str().str();
-    std::atexit([] {
-      llvm::sys::fs::remove(inputPath());
-      llvm::sys::fs::remove(llvm::sys::path::parent_path(inputPath()));
-    });
-    return Result;
+    return new std::string(File.str());
   }();
-  return Path;
+  static const bool RemovedAtExit = [] {
+    return std::atexit([] {
+             llvm::sys::fs::remove(*Path);
+             llvm::sys::fs::remove(llvm::sys::path::parent_path(*Path));
+           }) == 0;
+  }();
+  (void)RemovedAtExit;
+  return *Path;
 }
 
 void requireValidJson(const llvm::json::Value &Report, const char *What) {
