@@ -62,7 +62,7 @@ for target in "${targets[@]}"; do
     failed+=("$target")
     continue
   fi
-  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' \
+  grep -aE '^(stat::number_of_executed_units|stat::peak_rss_mb)' \
     "$artifacts/fuzz.log" | tr '\n' ' '
   echo
 done
