@@ -3,12 +3,14 @@
 # UndefinedBehaviorSanitizer (clang 19) into build-sanitize/ and runs the
 # suite; any sanitizer report fails the run. Tests that load the plugin into
 # clang-tidy-19 are left out: an uninstrumented host program cannot load an
-# instrumented plugin (the ASan runtime must come first).
+# instrumented plugin (the ASan runtime must come first). The tree is
+# configured with the fuzz targets as well, so that scripts/fuzz.sh reuses
+# it instead of compiling everything a second time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DXFER_SANITIZE=address,undefined -DXFER_BUILD_RUNTIME=OFF \
-  -DLLVM_DIR="$(llvm-config-19 --cmakedir)" >/dev/null
+  -DXFER_BUILD_FUZZERS=ON -DLLVM_DIR="$(llvm-config-19 --cmakedir)" >/dev/null
 cmake --build build-sanitize
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -211,6 +211,32 @@ TEST(CostModelTest, GridBelowItsCornerIsNotScaled) {
   EXPECT_FALSE(Model.syncOverlapLossUs(10, 10)) << "no default grid here";
 }
 
+TEST(CostModelTest, HugeTimesSaturateInsteadOfOverflowing) {
+  // Found by fuzz/CostModelFuzzer.cpp: finite times near the largest double
+  // extrapolated or scaled to infinity, which a note cannot state and JSON
+  // cannot hold.
+  CostModel Model = parseOrFail(R"({
+    "schema_version": 1, "provenance": {"device": "x"},
+    "patterns": {
+      "copy": {"kind": "latency", "sized": true, "points": [
+        {"bytes": 1, "median_us": 1e300, "p10_us": 1e300, "p90_us": 1e300},
+        {"bytes": 2, "median_us": 1.5e308, "p10_us": 1.5e308,
+         "p90_us": 1.5e308}]},
+      "loop.sync_overlap": {"kind": "overlap_grid",
+        "host_us": [0, 1], "device_us": [0, 1], "cells": [
+        {"host_us": 0, "device_us": 0, "per_iteration_cost_us": 1},
+        {"host_us": 0, "device_us": 1, "per_iteration_cost_us": 1.7e308},
+        {"host_us": 1, "device_us": 0, "per_iteration_cost_us": 1.7e308},
+        {"host_us": 1, "device_us": 1, "per_iteration_cost_us": 1.7e308}]}}})");
+  std::optional<CostPoint> Copy = Model.latency("copy", uint64_t(1) << 40);
+  ASSERT_TRUE(Copy);
+  EXPECT_TRUE(std::isfinite(Copy->MedianUs));
+  EXPECT_TRUE(std::isfinite(Copy->P90Us));
+  std::optional<double> Loss = Model.syncOverlapLossUs(1e6, 1e6);
+  ASSERT_TRUE(Loss);
+  EXPECT_TRUE(std::isfinite(*Loss));
+}
+
 TEST(CostModelTest, ReadsFidelity) {
   CostModel Model = parseOrFail(SyntheticModel);
   ASSERT_EQ(Model.fidelity().size(), 1u);

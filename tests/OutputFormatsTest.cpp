@@ -3,6 +3,7 @@
 #include "OutputFormats.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <cmath>
 
 namespace xfer {
 namespace {
@@ -137,6 +138,24 @@ TEST(OutputFormatsTest, CostNoteStatesOnlyWhatItWrites) {
   Properties = costProperties(findingCiting(Cost));
   EXPECT_EQ("1000", written(Properties, "overlapLossMicrosecondsPerIteration"));
   EXPECT_EQ("106170000", written(Properties, "totalMicroseconds"));
+}
+
+// Found by fuzz/CostModelFuzzer.cpp: figures that overflow are stated as
+// the largest double, never as "inf", which is no JSON number.
+TEST(OutputFormatsTest, CostNoteFiguresNeverOverflow) {
+  clang::tidy::xfer::CostNote Cost;
+  Cost.PerCallUs = 1.5e308;
+  Cost.OverlapUs = 1.5e308;
+  Cost.Executions = 1000000;
+  Cost.MeasuredOn = "X";
+  EXPECT_TRUE(std::isfinite(Cost.perExecutionUs()));
+  EXPECT_TRUE(std::isfinite(Cost.totalUs()));
+  std::string Json;
+  llvm::raw_string_ostream(Json) << llvm::json::Value(Cost.properties());
+  llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Json);
+  EXPECT_TRUE(static_cast<bool>(Parsed)) << Json;
+  if (!Parsed)
+    llvm::consumeError(Parsed.takeError());
 }
 
 TEST(OutputFormatsTest, LaunchSavingNoteRoundTrip) {

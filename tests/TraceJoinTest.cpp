@@ -152,6 +152,11 @@ TEST(TraceJoinTest, MalformedTracesAreErrorsNamingTheField) {
                                  "gpuIdleMicroseconds": 1,
                                  "estimatedSavingMicroseconds": 1,
                                  "apiPaths": [{"calls": 1}]}]})"));
+  // A number beyond the double range reads as infinity, which the JSON
+  // and SARIF reports could not write back (found by fuzz/TraceFuzzer.cpp).
+  EXPECT_EQ("t.json: tracedMicroseconds: expected a non-negative number",
+            Error(R"({"version": 1, "tool": "xfer-trace",
+                      "tracedMicroseconds": 1e999, "sites": []})"));
   EXPECT_TRUE(llvm::StringRef(Error("{\"version\": 1,")).starts_with(
       "t.json: malformed trace: "));
 }

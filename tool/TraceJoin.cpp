@@ -31,7 +31,9 @@ public:
   llvm::Error number(llvm::StringRef Key, double &Into) {
     std::optional<double> Value =
         Object.get(Key) ? Object.get(Key)->getAsNumber() : std::nullopt;
-    if (!Value || *Value < 0)
+    // JSON numbers beyond the double range read as infinity, which the
+    // reports could not write back.
+    if (!Value || *Value < 0 || !std::isfinite(*Value))
       return fieldError(Name, field(Key), "a non-negative number");
     Into = *Value;
     return llvm::Error::success();

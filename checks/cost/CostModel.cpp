@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 
 namespace clang::tidy::xfer {
 
@@ -494,6 +495,17 @@ const CostModel *CostModel::builtin() {
 #endif
 }
 
+/// \p Us, or the largest double when it overflowed: a model may hold any
+/// finite times, and the notes and JSON reports cannot state infinity.
+static double saturated(double Us) {
+  return std::isinf(Us) ? std::numeric_limits<double>::max() : Us;
+}
+
+static CostPoint saturated(CostPoint Point) {
+  return {saturated(Point.MedianUs), saturated(Point.P10Us),
+          saturated(Point.P90Us)};
+}
+
 /// Interpolates one component between two sizes in log-log space, where a
 /// transfer's cost is close to a straight line; falls back to linear in
 /// log(bytes) when a time is not positive.
@@ -537,7 +549,7 @@ CostModel::latency(llvm::StringRef PatternId,
     // Separate slopes can cross; keep the percentiles around the median.
     Result.P10Us = std::min(Result.P10Us, Result.MedianUs);
     Result.P90Us = std::max(Result.P90Us, Result.MedianUs);
-    return Result;
+    return saturated(Result);
   }
   auto Upper =
       llvm::upper_bound(Points, *Bytes, [](uint64_t B, const SizedPoint &P) {
@@ -550,12 +562,13 @@ CostModel::latency(llvm::StringRef PatternId,
   const double LogBytes = std::log(double(*Bytes));
   const double LogLow = std::log(double(Low.Bytes));
   const double LogHigh = std::log(double(High.Bytes));
-  return CostPoint{logLogInterpolate(LogBytes, LogLow, LogHigh,
-                                     Low.Cost.MedianUs, High.Cost.MedianUs),
-                   logLogInterpolate(LogBytes, LogLow, LogHigh, Low.Cost.P10Us,
-                                     High.Cost.P10Us),
-                   logLogInterpolate(LogBytes, LogLow, LogHigh, Low.Cost.P90Us,
-                                     High.Cost.P90Us)};
+  return saturated(
+      CostPoint{logLogInterpolate(LogBytes, LogLow, LogHigh, Low.Cost.MedianUs,
+                                  High.Cost.MedianUs),
+                logLogInterpolate(LogBytes, LogLow, LogHigh, Low.Cost.P10Us,
+                                  High.Cost.P10Us),
+                logLogInterpolate(LogBytes, LogLow, LogHigh, Low.Cost.P90Us,
+                                  High.Cost.P90Us)});
 }
 
 /// Index of the segment [Axis[I], Axis[I + 1]] to interpolate \p Value in,
@@ -595,7 +608,7 @@ double CostModel::OverlapGrid::interpolate(double Host, double Device) const {
                         TH * (1 - TD) * at(H1, D) + (1 - TH) * TD * at(H, D1) +
                         TH * TD * at(H1, D1);
   const double Excess = std::max(0.0, Inside - at(0, 0));
-  return std::max(0.0, Inside + (Scale - 1) * Excess);
+  return saturated(std::max(0.0, Inside + (Scale - 1) * Excess));
 }
 
 std::optional<double> CostModel::syncOverlapLossUs(llvm::StringRef GridId,

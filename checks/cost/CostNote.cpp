@@ -7,9 +7,16 @@
 #include "cost/CostNote.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
+#include <limits>
 
 namespace clang::tidy::xfer {
 namespace {
+
+/// \p Us, or the largest double when it overflowed: "inf" is neither a
+/// figure to state nor a JSON number.
+double saturated(double Us) {
+  return std::isinf(Us) ? std::numeric_limits<double>::max() : Us;
+}
 
 /// \p Value written with \p Decimals (1 or 2) decimals, as the note writes
 /// it.
@@ -36,7 +43,8 @@ struct Duration {
   std::string text() const { return fixed(Value, Decimals) + " " + Unit.str(); }
   /// The microseconds the text states, to the nanosecond.
   double writtenUs() const {
-    return std::round(asWritten(Value, Decimals) * UnitUs * 1e3) / 1e3;
+    return saturated(std::round(asWritten(Value, Decimals) * UnitUs * 1e3) /
+                     1e3);
   }
 };
 
@@ -54,12 +62,13 @@ thread_local CostNoteTable *RecordingTable = nullptr;
 
 double CostNote::perExecutionUs() const {
   if (Kind == Form::LaunchSaving)
-    return PerCallUs * static_cast<double>(LaunchesPerIteration);
-  return PerCallUs + OverlapUs.value_or(0);
+    return saturated(PerCallUs * static_cast<double>(LaunchesPerIteration));
+  return saturated(PerCallUs + OverlapUs.value_or(0));
 }
 
 double CostNote::totalUs() const {
-  return perExecutionUs() * static_cast<double>(Executions.value_or(1));
+  return saturated(perExecutionUs() *
+                   static_cast<double>(Executions.value_or(1)));
 }
 
 /// The overlap term is written only from 0.05 µs on, where it shows as at
