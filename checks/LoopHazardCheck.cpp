@@ -160,7 +160,8 @@ bool LoopHazardCheck::runsAHandfulOfTimesOnce(
     return false;
   const FunctionDecl *Function = enclosingFunction(Call, Ctx);
   return Function && !stepPhrase(Function, Facts.get()) &&
-         !isCalledInLoopHere(Function, Analyses->devices(), Ctx);
+         !isCalledInLoopHere(Function, Analyses->devices(), Ctx,
+                             /*OnEveryIteration=*/true);
 }
 
 void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,

@@ -12,6 +12,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include <functional>
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
@@ -1004,6 +1005,42 @@ bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
 
 } // namespace
 
+/// \p Source and the variables \p Body computes from it, transitively: a
+/// residual read into a host array, reduced to its maximum, which sets the
+/// time step that advances the time the loop's condition tests.
+llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
+                                                         const Stmt *Body) {
+  struct Assignments : RecursiveASTVisitor<Assignments> {
+    llvm::SmallVector<std::pair<const VarDecl *, const Stmt *>, 16> Found;
+    bool VisitBinaryOperator(BinaryOperator *Op) {
+      if (Op->isAssignmentOp())
+        if (const auto *Ref =
+                dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts()))
+          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            Found.emplace_back(Var, Op->getRHS());
+      return true;
+    }
+    bool VisitVarDecl(VarDecl *Var) {
+      if (const Expr *Init = Var->getInit())
+        Found.emplace_back(Var, Init);
+      return true;
+    }
+  } A;
+  if (Body)
+    A.TraverseStmt(const_cast<Stmt *>(Body));
+  llvm::SmallPtrSet<const VarDecl *, 4> Derived{Source};
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const auto &[Var, Value] : A.Found)
+      if (!Derived.contains(Var) &&
+          llvm::any_of(Derived, [&, Value = Value](const VarDecl *From) {
+            return refersTo(Value, From);
+          }))
+        Changed |= Derived.insert(Var).second;
+  }
+  return Derived;
+}
+
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx) {
   if (!isLoopStmt(Loop))
@@ -1018,10 +1055,14 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
       }))
     return true;
   auto DecidesExit = [&](const VarDecl *Destination) {
-    return refersTo(Condition, Destination) ||
-           exitDecidedBy(Body, Condition, [&](const Expr *Cond) {
-             return refersTo(Cond, Destination);
-           });
+    llvm::SmallPtrSet<const VarDecl *, 4> Derived =
+        valuesDerivedFrom(Destination, Body);
+    auto ReadsDerived = [&](const Stmt *S) {
+      return llvm::any_of(Derived,
+                          [&](const VarDecl *Var) { return refersTo(S, Var); });
+    };
+    return (Condition && ReadsDerived(Condition)) ||
+           exitDecidedBy(Body, Condition, ReadsDerived);
   };
   if (const VarDecl *Destination = readBackDestination(ReadBack, Ctx))
     return DecidesExit(Destination);

@@ -76,20 +76,24 @@ bool isModuleForward(const FunctionDecl *Function) {
 
 static bool isCalledInLoopHere(const FunctionDecl *Function,
                                DeviceInference &Devices, ASTContext &Ctx,
-                               unsigned Depth) {
+                               bool OnEveryIteration, unsigned Depth) {
   if (!Function || Depth > 3)
     return false;
-  for (const CallExpr *Site : Devices.callSitesOf(Function))
-    if (analyzeFrequency(Site, Ctx).inLoop() ||
+  for (const CallExpr *Site : Devices.callSitesOf(Function)) {
+    ExecutionFrequency Frequency = analyzeFrequency(Site, Ctx);
+    if (OnEveryIteration && Frequency.Guard != GuardKind::None)
+      continue;
+    if (Frequency.inLoop() ||
         isCalledInLoopHere(enclosingFunction(Site, Ctx), Devices, Ctx,
-                           Depth + 1))
+                           OnEveryIteration, Depth + 1))
       return true;
+  }
   return false;
 }
 
 bool isCalledInLoopHere(const FunctionDecl *Function, DeviceInference &Devices,
-                        ASTContext &Ctx) {
-  return isCalledInLoopHere(Function, Devices, Ctx, 0);
+                        ASTContext &Ctx, bool OnEveryIteration) {
+  return isCalledInLoopHere(Function, Devices, Ctx, OnEveryIteration, 0);
 }
 
 std::optional<std::string> stepPhrase(const FunctionDecl *Function,

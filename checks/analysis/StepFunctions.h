@@ -30,9 +30,10 @@ bool isModuleForward(const FunctionDecl *Function);
 
 /// True if a call in this translation unit inside a loop reaches
 /// \p Function (directly or through up to three callers defined here): the
-/// loop checks then report at that call.
+/// loop checks then report at that call. \p OnEveryIteration: only calls
+/// that run on every iteration count (not `if (step % 100 == 0) save()`).
 bool isCalledInLoopHere(const FunctionDecl *Function, DeviceInference &Devices,
-                        ASTContext &Ctx);
+                        ASTContext &Ctx, bool OnEveryIteration = false);
 
 /// Why the body of \p Function runs on every step although no loop
 /// encloses it here, as a phrase for diagnostics ("on every call of

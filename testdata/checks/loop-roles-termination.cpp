@@ -47,3 +47,47 @@ void logged(torch::Tensor X, int Steps) {
       std::printf("large residual\n");
   }
 }
+
+void launchLambdas(double *Lambdas, int Cells);
+
+// The value reaches the condition through host arithmetic: the largest wave
+// speed sets the time step that advances the time the loop tests (a CFL
+// step), or a count becomes the fraction the loop compares.
+void advanceInTime(double *DeviceLambdas, double *Lambdas, int Cells,
+                   double EndTime) {
+  double Time = 0.0;
+  while (Time < EndTime) {
+    launchLambdas(DeviceLambdas, Cells);
+    cudaMemcpy(Lambdas, DeviceLambdas, Cells * sizeof(double),
+               cudaMemcpyDeviceToHost);
+    double Largest = Lambdas[0];
+    for (int Cell = 1; Cell < Cells; ++Cell)
+      Largest = Lambdas[Cell] > Largest ? Lambdas[Cell] : Largest;
+    double Step = 0.5 / Largest;
+    Time += Step;
+  }
+}
+
+void cluster(int *DeviceMoved, int Objects, float Threshold) {
+  float Fraction;
+  do {
+    launchLambdas(nullptr, Objects);
+    int Moved;
+    cudaMemcpy(&Moved, DeviceMoved, sizeof(int), cudaMemcpyDeviceToHost);
+    Fraction = (float)Moved / Objects;
+  } while (Fraction > Threshold);
+}
+
+// Derived from the read-back, but the loop does not test it: a hazard.
+void accumulate(double *DeviceLambdas, double *Lambdas, int Cells, int Steps) {
+  double Total = 0.0;
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchLambdas(DeviceLambdas, Cells);
+    cudaMemcpy(Lambdas, DeviceLambdas, Cells * sizeof(double),
+               cudaMemcpyDeviceToHost);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    double Largest = Lambdas[0];
+    Total += Largest;
+  }
+}
