@@ -120,7 +120,8 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 /// \p Loop goes on: it is (or is stored into a variable, or copied into
 /// host memory, that is) read by the loop's condition or by the condition of
 /// an `if` in the loop that leaves it (break, return, goto) or sets what the
-/// condition reads. A call of a function that reads back inside decides it
+/// condition reads; also through the variables the loop computes from it
+/// (a maximum that sets the time step that advances the tested time). A call of a function that reads back inside decides it
 /// through the variables it takes by reference or address. Such a read-back
 /// is a termination flag, not a hazard.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
