@@ -10,8 +10,11 @@ with an empty cache (the first run) and with the cache it filled (the
 second run), and the second run's time as a fraction of the first's.
 
   python3 scripts/benchmark.py [--repeat 3] [--runs 5] [--second-run]
+                               [--against-parse]
 
---second-run prints only the second-run figures.
+--second-run prints only the second-run figures, --against-parse only the
+paired ratios of xfer-tidy to clang++-19 -fsyntax-only (time and peak
+memory, medians of --runs pairs).
 """
 import argparse
 import os
@@ -53,6 +56,40 @@ def seconds(command):
     return time.monotonic() - start
 
 
+def wall_and_peak(command):
+    """Wall seconds and peak RSS (MiB) of one child, read with wait4 so that
+    each process's memory is its own."""
+    start = time.monotonic()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
+    return time.monotonic() - start, usage.ru_maxrss / 1024.0
+
+
+def against_parse(runs):
+    """Paired runs on the LibTorch example: clang++-19 -fsyntax-only, then
+    xfer-tidy without the cache; medians of the per-pair ratios."""
+    source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
+    flags = ["-std=c++17", "-isystem", TORCH]
+    pairs = []
+    for _ in range(runs):
+        parse = wall_and_peak(["clang++-19", "-fsyntax-only", source] + flags)
+        tool = wall_and_peak([TOOL, "--quiet", "--no-cache", source, "--"] + flags)
+        pairs.append((parse, tool))
+    print("Against the parse: seed_training_loop.cpp, real LibTorch headers "
+          "(medians of %d paired runs, %d cores)" % (runs, os.cpu_count()))
+    print("  %-40s %8.2f s %8.0f MiB" % (
+        "clang++-19 -fsyntax-only", statistics.median(p[0][0] for p in pairs),
+        statistics.median(p[0][1] for p in pairs)))
+    print("  %-40s %8.2f s %8.0f MiB" % (
+        "xfer-tidy --no-cache", statistics.median(p[1][0] for p in pairs),
+        statistics.median(p[1][1] for p in pairs)))
+    print("  %-40s %8.2f   (target <= 0.5)" % (
+        "time / parse", statistics.median(t[0] / p[0] for p, t in pairs)))
+    print("  %-40s %8.2f   (target <= 1.0)" % (
+        "peak memory / parse", statistics.median(t[1] / p[1] for p, t in pairs)))
+
+
 def second_run(runs):
     """Medians of `runs` rounds on the LibTorch example: the parse, xfer-tidy
     without the cache, the first run into an empty cache and the second."""
@@ -88,9 +125,15 @@ def main():
                         help="rounds of the second-run measurement (medians)")
     parser.add_argument("--second-run", action="store_true",
                         help="only the second-run (result cache) figures")
+    parser.add_argument("--against-parse", action="store_true",
+                        help="only the paired time and memory ratios to "
+                             "clang++-19 -fsyntax-only")
     args = parser.parse_args()
     if args.second_run:
         second_run(args.runs)
+        return
+    if args.against_parse:
+        against_parse(args.runs)
         return
     checks = sorted(os.path.join(ROOT, "testdata/checks", f)
                     for f in os.listdir(os.path.join(ROOT, "testdata/checks"))
@@ -123,6 +166,8 @@ def main():
         print("%-48s %12s %10s %14s" % (name, tool[0], tool[1], plugin[0]))
     print("(best of %d runs; one process per input; %d cores)"
           % (args.repeat, os.cpu_count()))
+    print()
+    against_parse(args.runs)
     print()
     second_run(args.runs)
 

@@ -68,6 +68,20 @@ public:
     const SourceManager &SM = D->getASTContext().getSourceManager();
     return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
   }
+
+  /// The matchers then walk only the user's top-level declarations, not the
+  /// system headers' (most of a LibTorch translation unit), as clangd does
+  /// for its main file; the parent map covers only what they walk. The
+  /// analyses still reach system declarations through the user's code.
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<Decl *> UserDecls;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+        UserDecls.push_back(D);
+    Ctx.setTraversalScope(UserDecls);
+    MultiplexConsumer::HandleTranslationUnit(Ctx);
+  }
 };
 
 class XferTidyAction : public ASTFrontendAction {
