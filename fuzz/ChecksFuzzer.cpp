@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Findings.h"
+#include "FuzzSupport.h"
 #include "OutputFormats.h"
 #include "XferTidyRunner.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -51,19 +52,6 @@ const std::string &inputPath() {
   return *Path;
 }
 
-void requireValidJson(const llvm::json::Value &Report, const char *What) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  xfer::writeJson(OS, Report);
-  OS.flush();
-  llvm::Expected<llvm::json::Value> Reparsed = llvm::json::parse(Text);
-  if (!Reparsed) {
-    std::fprintf(stderr, "the %s report is not valid JSON: %s\n", What,
-                 llvm::toString(Reparsed.takeError()).c_str());
-    std::abort();
-  }
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
@@ -90,9 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::raw_string_ostream OS(Text);
   xfer::writeText(OS, Findings, Resolver, /*Color=*/false);
   xfer::writeGithub(OS, Findings, "/");
-  requireValidJson(xfer::toJson(Findings), "JSON");
+  xfer::fuzz::requireValidJson(xfer::toJson(Findings), "JSON");
   xfer::SarifOptions Sarif;
   Sarif.EnabledChecks = Result.EnabledChecks;
-  requireValidJson(xfer::toSarif(Findings, Resolver, Sarif), "SARIF");
+  xfer::fuzz::requireValidJson(xfer::toSarif(Findings, Resolver, Sarif),
+                               "SARIF");
   return 0;
 }

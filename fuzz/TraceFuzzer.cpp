@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
 #include "OutputFormats.h"
 #include "TraceJoin.h"
 #include "llvm/Support/JSON.h"
@@ -16,23 +17,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-
-namespace {
-
-void requireValidJson(const llvm::json::Value &Report, const char *What) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  xfer::writeJson(OS, Report);
-  OS.flush();
-  llvm::Expected<llvm::json::Value> Reparsed = llvm::json::parse(Text);
-  if (!Reparsed) {
-    std::fprintf(stderr, "the %s report is not valid JSON: %s\n%s\n", What,
-                 llvm::toString(Reparsed.takeError()).c_str(), Text.c_str());
-    std::abort();
-  }
-}
-
-} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Json(reinterpret_cast<const char *>(Data), Size);
@@ -72,14 +56,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   llvm::json::Value Report = xfer::toJson(Findings);
   xfer::addTraceToJson(Report, *Trace, Join, Findings);
-  requireValidJson(Report, "JSON");
+  xfer::fuzz::requireValidJson(Report, "JSON");
 
   xfer::PositionResolver Resolver;
   xfer::SarifOptions Options;
   Options.Root = "/fuzz-project";
   llvm::json::Value Log = xfer::toSarif(Findings, Resolver, Options);
   xfer::addTraceToSarif(Log, *Trace, Join, Findings);
-  requireValidJson(Log, "SARIF");
+  xfer::fuzz::requireValidJson(Log, "SARIF");
 
   std::string Text;
   llvm::raw_string_ostream OS(Text);

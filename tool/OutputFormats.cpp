@@ -315,6 +315,21 @@ unsigned codePointColumn(llvm::StringRef Line, unsigned Column) {
   return Points + (Column > Line.size() + 1 ? Column - Line.size() - 1 : 0);
 }
 
+/// A run's `invocations` entry: whether it succeeded, and the tool's
+/// notifications when there are any (SARIF wants no empty arrays).
+llvm::json::Object
+sarifInvocation(bool Successful, llvm::json::Array ExecutionNotifications,
+                llvm::json::Array ConfigurationNotifications) {
+  llvm::json::Object Invocation{{"executionSuccessful", Successful}};
+  if (!ExecutionNotifications.empty())
+    Invocation["toolExecutionNotifications"] =
+        std::move(ExecutionNotifications);
+  if (!ConfigurationNotifications.empty())
+    Invocation["toolConfigurationNotifications"] =
+        std::move(ConfigurationNotifications);
+  return Invocation;
+}
+
 } // namespace
 
 std::string documentationUri(llvm::StringRef RelativePath) {
@@ -473,14 +488,9 @@ llvm::json::Value toSarif(const std::vector<Finding> &Findings,
     ConfigurationNotifications.push_back(llvm::json::Object{
         {"level", "warning"},
         {"message", llvm::json::Object{{"text", Message}}}});
-  llvm::json::Object Invocation{
-      {"executionSuccessful", Options.ExecutionErrors.empty()}};
-  if (!ExecutionNotifications.empty())
-    Invocation["toolExecutionNotifications"] =
-        std::move(ExecutionNotifications);
-  if (!ConfigurationNotifications.empty())
-    Invocation["toolConfigurationNotifications"] =
-        std::move(ConfigurationNotifications);
+  llvm::json::Object Invocation = sarifInvocation(
+      Options.ExecutionErrors.empty(), std::move(ExecutionNotifications),
+      std::move(ConfigurationNotifications));
 
   llvm::json::Object Driver{
       {"name", "xfer-tidy"},
@@ -663,13 +673,9 @@ mergeSarif(std::vector<std::pair<std::string, llvm::json::Value>> Logs) {
                        Results[I].getString("ruleId").value_or("").str(), I);
   }
   llvm::sort(Order);
-  llvm::json::Object Invocation{{"executionSuccessful", Successful}};
-  if (!ExecutionNotifications.empty())
-    Invocation["toolExecutionNotifications"] =
-        std::move(ExecutionNotifications);
-  if (!ConfigurationNotifications.empty())
-    Invocation["toolConfigurationNotifications"] =
-        std::move(ConfigurationNotifications);
+  llvm::json::Object Invocation =
+      sarifInvocation(Successful, std::move(ExecutionNotifications),
+                      std::move(ConfigurationNotifications));
   (*First.Driver)["rules"] = std::move(Rules);
   (*First.Run)["invocations"] = llvm::json::Array{std::move(Invocation)};
   llvm::json::Array ResultValues;

@@ -83,6 +83,14 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     Work.UnseenCallees = UnseenCalleeKeys(Function->getBody(), Work.QueuesWork);
     Facts.DefinedFunctions[functionKey(Function)] = std::move(Work);
   }
+  // What a loop's own body shows, once per loop: many calls share it.
+  llvm::DenseMap<const Stmt *, FunctionWork> LoopWorks;
+  auto LoopWork = [&](const Stmt *Loop) -> const FunctionWork & {
+    auto [It, Inserted] = LoopWorks.try_emplace(Loop);
+    if (Inserted)
+      It->second.UnseenCallees = UnseenCalleeKeys(Loop, It->second.QueuesWork);
+    return It->second;
+  };
   llvm::DenseMap<const Stmt *, LoopRole> Roles;
   auto RoleOf = [&](const Stmt *Loop) {
     auto [It, Inserted] = Roles.try_emplace(Loop, LoopRole::Steady);
@@ -119,11 +127,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
         for (const EnclosingLoop &L : Frequency.Loops) {
           if (RoleOf(L.Loop) != LoopRole::Steady)
             continue;
-          bool QueuesWork = false;
-          for (std::string &Key : UnseenCalleeKeys(L.Loop, QueuesWork))
+          const FunctionWork &Work = LoopWork(L.Loop);
+          for (const std::string &Key : Work.UnseenCallees)
             if (!llvm::is_contained(Conditional.UnseenCallees, Key))
-              Conditional.UnseenCallees.push_back(std::move(Key));
-          Unconditional |= QueuesWork;
+              Conditional.UnseenCallees.push_back(Key);
+          Unconditional |= Work.QueuesWork;
         }
         if (Unconditional)
           Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
@@ -160,13 +168,17 @@ void ProjectFacts::propagateWork() {
       FunctionWork &Work = Entry.second;
       if (Work.QueuesWork)
         continue;
-      Work.QueuesWork = llvm::any_of(Work.UnseenCallees, [&](llvm::StringRef Key) {
-        auto It = DefinedFunctions.find(Key);
-        return It == DefinedFunctions.end() || It->second.QueuesWork;
-      });
+      Work.QueuesWork =
+          llvm::any_of(Work.UnseenCallees,
+                       [&](llvm::StringRef Key) { return mayQueueWork(Key); });
       Changed |= Work.QueuesWork;
     }
   }
+}
+
+bool ProjectFacts::mayQueueWork(llvm::StringRef Key) const {
+  auto It = DefinedFunctions.find(Key);
+  return It == DefinedFunctions.end() || It->second.QueuesWork;
 }
 
 std::optional<bool>
@@ -180,10 +192,8 @@ ProjectFacts::queuesDeviceWork(const FunctionDecl *Function) const {
 void ProjectFacts::propagateSteps() {
   Steps.clear();
   for (const auto &Entry : ConditionalStepCalls)
-    if (llvm::any_of(Entry.second.UnseenCallees, [&](llvm::StringRef Key) {
-          auto It = DefinedFunctions.find(Key);
-          return It == DefinedFunctions.end() || It->second.QueuesWork;
-        }))
+    if (llvm::any_of(Entry.second.UnseenCallees,
+                     [&](llvm::StringRef Key) { return mayQueueWork(Key); }))
       StepCalls.try_emplace(Entry.first(), Entry.second.Loop);
   llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
   for (const auto &[Caller, Callee] : Calls)

@@ -101,6 +101,9 @@ private:
   /// unconditionally.
   void propagateWork();
   void propagateSteps();
+  /// True if the function \p Key queues device work, or no file defines it
+  /// (then it may).
+  bool mayQueueWork(llvm::StringRef Key) const;
 
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
   llvm::StringMap<std::string> StepCalls;

@@ -38,9 +38,6 @@ public:
   TranslationUnitAnalyses(const TranslationUnitAnalyses &) = delete;
   TranslationUnitAnalyses &operator=(const TranslationUnitAnalyses &) = delete;
 
-  ASTContext &context() const { return Ctx; }
-  const ProjectFacts *index() const { return Index.get(); }
-
   /// Where values live (see DeviceInference.h).
   DeviceInference &devices() { return Devices; }
 
