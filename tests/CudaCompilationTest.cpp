@@ -1,6 +1,7 @@
 //===- CudaCompilationTest.cpp - Tests for CUDA command handling ----------===//
 
 #include "CudaCompilation.h"
+#include "CudaLaunchSpelling.h"
 #include "analysis/ApiCatalogue.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/ASTUnit.h"
@@ -834,3 +835,28 @@ TEST(CudaApiCatalogueTest, KnowsEveryTableRow) {
 }
 
 } // namespace
+
+// Launch brackets written with spaces, as nvcc accepts them, are joined in
+// place: offsets, lines and columns stay where they were.
+TEST(CudaLaunchSpellingTest, JoinsSpacedLaunchBrackets) {
+  EXPECT_EQ(std::nullopt, xfer::joinSpacedLaunchBrackets(
+                              "step<<<Grid, Block>>>(Data);\nx = a << b;\n"));
+  EXPECT_EQ(std::optional<std::string>("step<<< Grid, Block>>> (Data);"),
+            xfer::joinSpacedLaunchBrackets("step<< <Grid, Block>> >(Data);"));
+  EXPECT_EQ(
+      std::optional<std::string>("step<<<  \n  Grid, Block >>>\t(D);"),
+      xfer::joinSpacedLaunchBrackets("step<<  \n  <Grid, Block >>\t>(D);"));
+  // Only the opening was spaced; a closing already joined stays.
+  EXPECT_EQ(std::optional<std::string>("k<<< 1, 2>>>(D);"),
+            xfer::joinSpacedLaunchBrackets("k<< <1, 2>>>(D);"));
+  // Explicit template arguments of the shift operator are not a launch.
+  EXPECT_EQ(std::nullopt,
+            xfer::joinSpacedLaunchBrackets(
+                "friend std::ostream &operator<< <T>(std::ostream &, "
+                "const Box<T> &);\nstd::vector<std::vector<int>> > x;"));
+  std::string Text = "a<< <n, m>> >(p); b << c; d<< <1,1>> >();";
+  std::optional<std::string> Joined = xfer::joinSpacedLaunchBrackets(Text);
+  ASSERT_TRUE(Joined);
+  EXPECT_EQ("a<<< n, m>>> (p); b << c; d<<< 1,1>>> ();", *Joined);
+  EXPECT_EQ(Text.size(), Joined->size());
+}

@@ -1340,6 +1340,53 @@ int main() {
       << R.Out << R.Err;
 }
 
+// What nvcc accepts and clang does not by itself: launch brackets written with
+// spaces (some editors format them so) and ::isnan on the host without
+// <math.h>, which nvcc's runtime header includes. The launch is seen, so the
+// loop queues device work and its read-back is reported; the shift operator's
+// explicit template arguments still parse.
+TEST_F(ToolTest, NvccSpellingsParse) {
+  if (std::string(XFER_TEST_CUDA_PATH).empty())
+    GTEST_SKIP() << "no CUDA toolkit";
+  std::string Source = write("spelled.cu", R"cu(#include <cstdio>
+#include <ostream>
+template <class T> struct Box;
+template <class T> std::ostream &operator<<(std::ostream &, const Box<T> &);
+template <class T> struct Box {
+  T Value;
+  friend std::ostream &operator<< <T>(std::ostream &, const Box<T> &);
+};
+__global__ void advance(double *State) { State[0] += 1.0; }
+int main() {
+  double *State, Dt = 0.0;
+  cudaMalloc(&State, sizeof(double));
+  for (int Step = 0; Step < 100; ++Step) {
+    advance << < 1, 1 >> > (State);
+    cudaMemcpy(&Dt, State, sizeof(double), cudaMemcpyDeviceToHost);
+    if (isnan(Dt))
+      std::printf("nan\n");
+  }
+  cudaFree(State);
+}
+)cu");
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir.str().str() +
+            "\", \"command\": \"" XFER_TEST_CUDA_PATH
+            "/bin/nvcc -std=c++14 -arch=sm_80 -x cu -c " +
+            Source + " -o spelled.o\", \"file\": \"" + Source + "\"}]");
+  RunOutcome R = run(
+      Tool, {"-p", Dir.str().str(), "--checks=-*,xfer-copy-in-loop",
+             "--config={CheckOptions: {xfer-copy-in-loop.CostNotes: false}}"});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Err.find("compiler errors")) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Source + ":15:5: warning: 'cudaMemcpy' copies device "
+                                "memory to the host on each of 100 "
+                                "iterations of the loop at line 13"))
+      << R.Out << R.Err;
+}
+
 // nvcc entries passing -fopenmp to the host compiler, both spellings: omp.h
 // is clang 19's own (Debian's libomp-19-dev), and the OpenMP pragmas parse.
 TEST_F(ToolTest, NvccHostOpenMPFindsOmpHeader) {

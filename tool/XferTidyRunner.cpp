@@ -3,6 +3,7 @@
 #include "XferTidyRunner.h"
 #include "CheckConfiguration.h"
 #include "CudaCompilation.h"
+#include "CudaLaunchSpelling.h"
 #include "Findings.h"
 #include "ResultCache.h"
 #include "analysis/ProjectFacts.h"
@@ -305,7 +306,8 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   // must not leak between threads (the default real file system's working
   // directory is the process's).
   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS(
-      new llvm::vfs::OverlayFileSystem(llvm::vfs::createPhysicalFileSystem()));
+      new llvm::vfs::OverlayFileSystem(createLaunchSpellingFileSystem(
+          llvm::vfs::createPhysicalFileSystem())));
   if (!FileOptions.VirtualFiles.empty()) {
     IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(
         new llvm::vfs::InMemoryFileSystem);

@@ -127,6 +127,7 @@ def score_project(root, labels, findings):
     matched = set()
     rows = []
     errors = collections.Counter()
+    error_messages = []
     for finding in findings:
         check = finding["check"]
         path = os.path.relpath(os.path.realpath(finding["file"]),
@@ -134,6 +135,8 @@ def score_project(root, labels, findings):
         if check.startswith("clang-diagnostic"):
             if finding["severity"] == "error":
                 errors[path] += 1
+                error_messages.append(
+                    f"{path}:{finding['line']}: {finding['message']}")
             continue
         if path.startswith(".."):
             continue  # outside the project (system or third-party headers)
@@ -157,7 +160,7 @@ def score_project(root, labels, findings):
                    reason=l.get("reason", ""))
               for i, l in enumerate(labels)
               if l["verdict"] == "hazard" and i not in matched]
-    return rows, misses, errors
+    return rows, misses, errors, error_messages
 
 
 def ratio(a, b):
@@ -199,7 +202,8 @@ def main():
         manifest = read_manifest(manifest_path)
         labels = read_tsv(labels_path)
         run = run_project(args.xfer_tidy, root, manifest, args.j, args.timeout)
-        rows, misses, errors = score_project(root, labels, run["findings"])
+        rows, misses, errors, error_messages = score_project(
+            root, labels, run["findings"])
         c = collections.Counter(r["verdict"] for r in rows)
         tp, fp, miss = c["TP"], c["FP"], len(misses)
         totals.update(TP=tp, FP=fp, misses=miss, duplicates=c["duplicate"],
@@ -210,6 +214,7 @@ def main():
         results[project["project"]] = dict(
             status=run["status"], seconds=round(run["seconds"], 1),
             findings=rows, misses=misses, errors=dict(errors),
+            errorMessages=error_messages,
             missingFiles=run["missing"], stderr=run.get("stderr", ""))
         print(f"| {project['project']} | {project['half']} | "
               f"{len(manifest['files'].split())} | {len(errors)} | "

@@ -14,6 +14,11 @@
 
 #if defined(__cplusplus) && defined(__CUDACC__) && defined(CUDART_VERSION)
 
+// nvcc's runtime header includes <math.h> on the host, so CUDA sources call
+// ::isnan, ::fabs, ... without including it; clang's wrapper includes only
+// <cmath>, which declares them in namespace std.
+#include <math.h>
+
 // Thread management, replaced by the cudaDevice* functions; removed in 13.0.
 #if CUDART_VERSION >= 13000
 extern "C" {
