@@ -92,6 +92,19 @@ bool optionsBlockFix(const Expr *Options) {
   return F.Blocked;
 }
 
+/// True for a tensor method that only reshapes its object (a view or a
+/// copy in another layout): `t.unsqueeze(0)`, `t.view({2, 2})`.
+bool isShapeOnlyOperation(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getIdentifier() ||
+      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+    return false;
+  return llvm::StringSwitch<bool>(Method->getName())
+      .Cases("unsqueeze", "squeeze", "view", "reshape", "flatten", true)
+      .Cases("permute", "transpose", "t", "contiguous", "expand", true)
+      .Default(false);
+}
+
 /// True if the result of \p E can take a member access without
 /// parentheses.
 bool isPostfixExpression(const Expr *E) {
@@ -224,18 +237,21 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // The tensor moved: a factory call right there, or a local variable
   // initialised by one and used for nothing else.
   const Expr *Object = M->Call->getImplicitObjectArgument();
-  // torch::ones(1).to(torch::kBool).to(device): a dtype conversion on the
-  // way changes nothing about where the tensor was made.
-  bool ThroughDtypeConversion = false;
+  // torch::ones(1).to(torch::kBool).to(device),
+  // torch::arange(n).unsqueeze(0).to(device): a dtype conversion or a change
+  // of shape on the way changes nothing about where the tensor was made.
+  bool ThroughHostOps = false;
   while (const auto *Convert = dyn_cast_or_null<CXXMemberCallExpr>(
              ignoreCopiesAndConversions(Object))) {
-    std::optional<TorchCall> Torch = identifyTorchCall(Convert);
-    if (!Torch || Torch->Op != TorchOp::To || Convert->getNumArgs() == 0 ||
-        isTensorType(Convert->getArg(0)->getType()) ||
-        Devices.deviceValue(Convert->getArg(0)))
-      break;
+    if (!isShapeOnlyOperation(Convert)) {
+      std::optional<TorchCall> Torch = identifyTorchCall(Convert);
+      if (!Torch || Torch->Op != TorchOp::To || Convert->getNumArgs() == 0 ||
+          isTensorType(Convert->getArg(0)->getType()) ||
+          Devices.deviceValue(Convert->getArg(0)))
+        break;
+    }
     Object = Convert->getImplicitObjectArgument();
-    ThroughDtypeConversion = true;
+    ThroughHostOps = true;
   }
   const CallExpr *Factory = asFactoryCall(Object);
   const VarDecl *Variable = nullptr;
@@ -283,7 +299,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     // The fix rewrites `factory(args).to(device)` as
     // `factory(args, device)`: only in the direct chain, where nothing else
     // sees the host tensor, and only where the result is the same tensor.
-    bool Fixable = !Variable && !ThroughDtypeConversion && M->OnlyDevice &&
+    bool Fixable = !Variable && !ThroughHostOps && M->OnlyDevice &&
                    !Result.Nodes.getNodeAs<Expr>("instantiated") &&
                    (FixRandomFactories || !isRandomFactory(Factory));
     // Moving the device expression ahead of the factory's arguments must

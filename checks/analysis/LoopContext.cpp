@@ -14,6 +14,7 @@
 #include <functional>
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace clang::tidy::xfer {
 namespace {
@@ -837,6 +838,34 @@ bool bodyReadsCounter(const Stmt *Loop) {
 }
 } // namespace
 
+/// True if \p Function's name says it releases resources
+/// (`grid_deallocate_device`, `freeBuffers`, `destroyStreams`): a word of it,
+/// split at underscores and lower-to-upper case changes, is a release verb.
+static bool namesResourceRelease(const FunctionDecl *Function) {
+  const IdentifierInfo *Id = Function->getIdentifier();
+  if (!Id)
+    return false;
+  llvm::StringRef Name = Id->getName();
+  std::string Word;
+  auto EndsReleaseWord = [&Word] {
+    bool Release = llvm::is_contained(
+        {"free", "dealloc", "deallocate", "destroy", "release", "cleanup",
+         "teardown", "finalize", "shutdown"},
+        llvm::StringRef(Word));
+    Word.clear();
+    return Release;
+  };
+  for (size_t I = 0; I < Name.size(); ++I) {
+    bool WordEnds = Name[I] == '_' ||
+                    (I > 0 && llvm::isUpper(Name[I]) && llvm::isLower(Name[I - 1]));
+    if (WordEnds && EndsReleaseWord())
+      return true;
+    if (Name[I] != '_')
+      Word += llvm::toLower(Name[I]);
+  }
+  return EndsReleaseWord();
+}
+
 bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
   if (Collected) {
     Collected->push_back(Function);
@@ -845,7 +874,9 @@ bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
   if (Facts)
     if (std::optional<bool> Known = Facts->queuesDeviceWork(Function))
       return *Known;
-  return true;
+  // Unknown: it may launch, unless its name says it releases resources (a
+  // teardown loop freeing per device through such calls is not a step loop).
+  return !namesResourceRelease(Function);
 }
 
 bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,

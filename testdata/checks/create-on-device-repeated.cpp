@@ -72,3 +72,27 @@ void encodeEveryStep(int Steps) {
   for (int I = 0; I < Steps; ++I)
     encode(Anchors);
 }
+
+// A change of shape between the factory and the move changes nothing either;
+// no fix is offered (the shape calls would have to stay after the factory).
+torch::Tensor embed(const torch::Tensor &Position, int64_t Length) {
+  auto Frequencies =
+      torch::arange(Length).to(torch::kFloat).unsqueeze(0).unsqueeze(0).to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:73: warning: tensor created on the host by 'torch::arange()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  return Position * Frequencies;
+}
+
+void embedEveryStep(const torch::Tensor &Position, int Steps) {
+  for (int I = 0; I < Steps; ++I)
+    embed(Position, 10);
+}
+
+// A host computation on the way is not a change of shape: left alone.
+torch::Tensor shifted(const torch::Tensor &Position) {
+  return Position + (torch::ones({4}) * 2.0).view({2, 2}).to(torch::kCUDA);
+}
+
+void shiftEveryStep(const torch::Tensor &Position, int Steps) {
+  for (int I = 0; I < Steps; ++I)
+    shifted(Position);
+}

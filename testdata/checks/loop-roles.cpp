@@ -48,3 +48,24 @@ void chunks(float **Device, cudaStream_t *Streams, int Chunks) {
     // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
   }
 }
+
+// Functions defined elsewhere whose names say they release resources queue
+// no work: a loop freeing per device through them is teardown. One whose name
+// says nothing may launch, so its loop stays a step loop.
+void grid_deallocate_device(float *Grid);
+void destroyStreams(cudaStream_t *Streams);
+void freeze_layer(float *Weights); // not a release: may launch
+void teardownPerDevice(float **Params, float **Grids, cudaStream_t *Streams,
+                       int Devices) {
+  for (int D = 0; D < Devices; ++D) {
+    cudaFree(Params[D]);
+    grid_deallocate_device(Grids[D]);
+    destroyStreams(&Streams[D]);
+  }
+  for (int D = 0; D < Devices; ++D) {
+    freeze_layer(Grids[D]);
+    cudaFree(Params[D]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+  }
+}

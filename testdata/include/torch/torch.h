@@ -145,6 +145,11 @@ public:
   int64_t dim() const;
   std::tuple<Tensor, Tensor> max(int64_t Dim) const;
   Tensor view(IntArrayRef Shape) const;
+  Tensor reshape(IntArrayRef Shape) const;
+  Tensor unsqueeze(int64_t Dim) const;
+  Tensor squeeze(int64_t Dim) const;
+  Tensor permute(IntArrayRef Dims) const;
+  Tensor expand(IntArrayRef Sizes) const;
   Tensor clone() const;
   Tensor &zero_() const;
   void backward() const;
@@ -221,6 +226,9 @@ inline at::Tensor zeros(at::IntArrayRef Size, at::TensorOptions Options = {}) {
 }
 inline at::Tensor ones(at::IntArrayRef Size, at::TensorOptions Options = {}) {
   return at::ones(Size, Options);
+}
+inline at::Tensor arange(at::Scalar End, at::TensorOptions Options = {}) {
+  return at::arange(End, Options);
 }
 inline at::Tensor empty(at::IntArrayRef Size, at::TensorOptions Options = {}) {
   return at::empty(Size, Options);
