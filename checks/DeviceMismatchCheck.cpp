@@ -2,6 +2,7 @@
 
 #include "DeviceMismatchCheck.h"
 #include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/ProjectFacts.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -314,7 +315,20 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
+DeviceMismatchCheck::DeviceMismatchCheck(llvm::StringRef Name,
+                                         ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")) {}
+
+void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "ProjectIndex", ProjectIndex);
+}
+
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
+  if (!Facts) // the loop checks report an unreadable index
+    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
+      llvm::consumeError(std::move(Failed));
+    });
   Analyses.reset();
   ForcedCuda.clear();
 }
@@ -322,7 +336,7 @@ void DeviceMismatchCheck::onStartOfTranslationUnit() {
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Analyses)
-    Analyses = TranslationUnitAnalyses::of(Ctx, /*Index=*/nullptr);
+    Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
 
   if (const auto *Deref = Result.Nodes.getNodeAs<UnaryOperator>("deref")) {
     checkHostAccess(Deref, Deref->getSubExpr(), "dereferenced", Ctx);

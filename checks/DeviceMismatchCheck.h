@@ -11,6 +11,7 @@
 
 namespace clang::tidy::xfer {
 
+class ProjectFacts;
 class TranslationUnitAnalyses;
 
 /// Finds memory used on the wrong side of the host/device boundary:
@@ -24,7 +25,8 @@ class TranslationUnitAnalyses;
 /// For the user-facing documentation see docs/checks/device-mismatch.md.
 class DeviceMismatchCheck : public ClangTidyCheck {
 public:
-  using ClangTidyCheck::ClangTidyCheck;
+  DeviceMismatchCheck(llvm::StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
 
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
@@ -62,6 +64,10 @@ private:
   void noteOrigin(const Expr *Value, const PlacementFact &Fact,
                   ASTContext &Ctx);
 
+  /// The project index: what functions and fields in other files of the
+  /// program return and hold.
+  const std::string ProjectIndex;
+  std::shared_ptr<const ProjectFacts> Facts;
   std::shared_ptr<TranslationUnitAnalyses> Analyses;
   llvm::DenseMap<const FunctionDecl *, const Stmt *> ForcedCuda;
 };

@@ -2,6 +2,7 @@
 
 #include "PageableAsyncCopyCheck.h"
 #include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/ProjectFacts.h"
 #include "analysis/LoopContext.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
@@ -135,9 +136,12 @@ bool isDeviceSide(Placement P) {
 
 PageableAsyncCopyCheck::PageableAsyncCopyCheck(llvm::StringRef Name,
                                                ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Costs(Options) {}
+    : ClangTidyCheck(Name, Context),
+      ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
+      Costs(Options) {}
 
 void PageableAsyncCopyCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
 
@@ -146,13 +150,19 @@ void PageableAsyncCopyCheck::registerMatchers(MatchFinder *Finder) {
                      this);
 }
 
-void PageableAsyncCopyCheck::onStartOfTranslationUnit() { Analyses.reset(); }
+void PageableAsyncCopyCheck::onStartOfTranslationUnit() {
+  if (!Facts) // the loop checks report an unreadable index
+    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
+      llvm::consumeError(std::move(Failed));
+    });
+  Analyses.reset();
+}
 
 void PageableAsyncCopyCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
   if (!Analyses)
-    Analyses = TranslationUnitAnalyses::of(Ctx, /*Index=*/nullptr);
+    Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
   checkCudaCopy(Call, Ctx);
   checkTorchCopy(Call, Ctx);
 }

@@ -10,6 +10,7 @@
 
 namespace clang::tidy::xfer {
 
+class ProjectFacts;
 class TranslationUnitAnalyses;
 
 /// Finds asynchronous host<->device copies whose host side is pageable
@@ -41,6 +42,10 @@ private:
   void citeCost(const CallExpr *Call, bool IntoHost,
                 std::optional<uint64_t> Bytes, ASTContext &Ctx);
 
+  /// The project index: what functions and fields in other files of the
+  /// program return and hold.
+  const std::string ProjectIndex;
+  std::shared_ptr<const ProjectFacts> Facts;
   std::shared_ptr<TranslationUnitAnalyses> Analyses;
   CostCitations Costs;
 };

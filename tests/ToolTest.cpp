@@ -325,6 +325,67 @@ int main() {
       << (*Written)->getBuffer().str();
 }
 
+// What a function in another file returns and what a constructor in another
+// file stores in a member keep their placement: a replay buffer kept on the
+// host, fed to a module moved to the GPU, is a device mismatch.
+TEST_F(ToolTest, ReturnsAndMembersFromOtherFilesKeepTheirPlacement) {
+  std::string Header = write("buffer.h", R"cpp(#include <torch/torch.h>
+struct Buffer {
+  Buffer();
+  torch::Tensor memory;
+  torch::Tensor get(const torch::Tensor &Index);
+};
+)cpp");
+  std::string Buffer = write("buffer.cpp", R"cpp(#include "buffer.h"
+Buffer::Buffer() : memory(torch::zeros({100, 4})) {}
+torch::Tensor Buffer::get(const torch::Tensor &Index) {
+  return memory.index_select(0, Index);
+}
+)cpp");
+  std::string Agent = write("agent.cpp", R"cpp(#include "buffer.h"
+void learn(Buffer &B, torch::nn::Linear &Net, int Steps) {
+  Net->to(torch::kCUDA);
+  for (int I = 0; I < Steps; ++I) {
+    auto Batch = B.get(torch::zeros({8}, torch::kLong));
+    Net(Batch);
+    Net(B.memory);
+    Net(Batch.cuda());
+  }
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R = run(Tool, {"--index=" + Index, "--checks=-*,xfer-device-mismatch",
+                            Buffer, Agent, "--", "-std=c++17", "-isystem",
+                            StubInclude, "-I", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_EQ(Agent + ":6:5: warning: calling 'Net' mixes a cuda module and a "
+                    "cpu tensor: LibTorch throws at run time (\"Expected all "
+                    "tensors to be on the same device\") [xfer-device-mismatch]\n" +
+                Agent + ":3:3: note: 'Net' is on cuda: moved by to() to a "
+                        "cuda device\n" +
+                Agent + ":5:18: note: 'Batch' is on the cpu: returned by "
+                        "'get()', defined in another file of the program\n" +
+                Agent + ":7:5: warning: calling 'Net' mixes a cuda module and "
+                        "a cpu tensor: LibTorch throws at run time (\"Expected "
+                        "all tensors to be on the same device\") "
+                        "[xfer-device-mismatch]\n" +
+                Agent + ":3:3: note: 'Net' is on cuda: moved by to() to a "
+                        "cuda device\n" +
+                Agent + ":7:9: note: 'B.memory' is on the cpu: stored in "
+                        "'memory' in another file of the program\n",
+            warningText(R.Out))
+      << R.Out << R.Err;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Written =
+      llvm::MemoryBuffer::getFile(Index);
+  ASSERT_TRUE(static_cast<bool>(Written));
+  EXPECT_NE(std::string::npos,
+            (*Written)->getBuffer().find("\"returns\":{\"Buffer::get/1\":\"cpu\"}"))
+      << (*Written)->getBuffer().str();
+  EXPECT_NE(std::string::npos,
+            (*Written)->getBuffer().find("\"fields\":{\"Buffer::memory\":\"cpu\"}"))
+      << (*Written)->getBuffer().str();
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

@@ -1434,6 +1434,12 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
       It == Writes.end()
           ? PlacementFact{}
           : joinKnown(It->second, Kind, "stored on several paths");
+  // Stored by constructors or methods in another file of the program.
+  if (Final.Where == Placement::Unknown && Facts)
+    if (std::optional<Placement> Elsewhere = Facts->fieldPlacement(Field))
+      Final = fact(*Elsewhere, nullptr,
+                   "stored in '" + Field->getNameAsString() +
+                       "' in another file of the program");
   FieldsInProgress.erase(Field);
   if (Final.Where != Placement::Unknown && Final.Origin)
     Final.Reason += " (stored in '" + Field->getNameAsString() + "')";
@@ -1446,8 +1452,16 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
   const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
   // A few frames deep is enough for helpers that build or move a tensor.
   constexpr unsigned MaxFrames = 4;
-  if (!Definition || !Definition->hasBody())
-    return std::nullopt; // defined elsewhere: the caller decides
+  if (!Definition || !Definition->hasBody()) {
+    // Defined in another file: what the project index knows it returns,
+    // else the caller decides.
+    if (std::optional<Placement> Elsewhere =
+            Facts && Callee ? Facts->returnPlacement(Callee) : std::nullopt)
+      return fact(*Elsewhere, Call,
+                  "returned by '" + Callee->getNameAsString() +
+                      "()', defined in another file of the program");
+    return std::nullopt;
+  }
   if (Frames.size() >= MaxFrames ||
       Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
     return PlacementFact{};
@@ -1501,6 +1515,38 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
   return fact(Result->Where, Call,
               "returned by '" + Definition->getNameAsString() + "()': " +
                   Result->Reason);
+}
+
+PlacementFact DeviceInference::returnPlacement(const FunctionDecl *Function) {
+  const FunctionDecl *Definition = Function->getDefinition();
+  ValueKind Kind = kindOfType(Function->getReturnType());
+  if (!Definition || !Definition->hasBody() || Kind == ValueKind::None)
+    return PlacementFact{};
+  struct ReturnCollector : RecursiveASTVisitor<ReturnCollector> {
+    llvm::SmallVector<const Expr *, 4> Values;
+    bool shouldVisitLambdaBody() const { return false; }
+    bool VisitReturnStmt(ReturnStmt *Return) {
+      if (Return->getRetValue())
+        Values.push_back(Return->getRetValue());
+      return true;
+    }
+  } Returns;
+  Returns.TraverseStmt(Definition->getBody());
+  return joinKnown(Returns.Values, Kind, "returned on several paths");
+}
+
+std::vector<std::pair<const FieldDecl *, Placement>>
+DeviceInference::storedFieldPlacements() {
+  std::vector<std::pair<const FieldDecl *, Placement>> Known;
+  for (const auto &Entry : userCode().FieldWrites) {
+    ValueKind Kind = kindOfType(Entry.first->getType());
+    if (Kind == ValueKind::None || Kind == ValueKind::Device)
+      continue;
+    PlacementFact Fact = fieldPlacement(Entry.first, Kind);
+    if (Fact.Where != Placement::Unknown)
+      Known.emplace_back(Entry.first, Fact.Where);
+  }
+  return Known;
 }
 
 } // namespace clang::tidy::xfer

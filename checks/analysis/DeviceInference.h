@@ -97,6 +97,14 @@ public:
   /// the arguments at every call site in user code, or unknown without any.
   PlacementFact parameterPlacement(const ParmVarDecl *Param);
 
+  /// Placement of what \p Function returns, whatever its callers pass: the
+  /// join of its known return values, evaluated in its own context.
+  PlacementFact returnPlacement(const FunctionDecl *Function);
+
+  /// The tensor, module and pointer fields this translation unit stores
+  /// into, with the join of the known placements it stores.
+  std::vector<std::pair<const FieldDecl *, Placement>> storedFieldPlacements();
+
 private:
   enum class ValueKind { Tensor, Device, Pointer, Module, None };
 

@@ -154,6 +154,14 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                 Call->getArg(I + First),
                                 Callee->getParamDecl(I)->getType()));
   }
+  for (const FunctionDecl *Function : Calls.Definitions) {
+    Placement Returned = Devices.returnPlacement(Function).Where;
+    if (Returned != Placement::Unknown)
+      joinKnown(Facts.Returns[functionKey(Function)], Returned);
+  }
+  for (const auto &[Field, Stored] : Devices.storedFieldPlacements())
+    if (!SM.isInSystemHeader(Field->getLocation()))
+      joinKnown(Facts.Fields[Field->getQualifiedNameAsString()], Stored);
   Facts.UsesCuda = findCudaEvidence(Ctx).Found;
   return Facts.toJSON();
 }
@@ -266,6 +274,17 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
           (*Pair)[1].getAsString())
         Calls.emplace_back((*Pair)[0].getAsString()->str(),
                            (*Pair)[1].getAsString()->str());
+  auto ReadPlacements = [](const llvm::json::Object *From,
+                           llvm::StringMap<Placement> &Into) {
+    if (!From)
+      return;
+    for (const auto &[Key, Value] : *From)
+      if (std::optional<llvm::StringRef> Name = Value.getAsString())
+        if (std::optional<Placement> P = placementFromName(*Name))
+          joinKnown(Into[Key.str()], *P);
+  };
+  ReadPlacements(Object->getObject("returns"), Returns);
+  ReadPlacements(Object->getObject("fields"), Fields);
   const llvm::json::Object *Functions = Object->getObject("parameters");
   if (!Functions)
     return;
@@ -318,7 +337,16 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
+  auto WritePlacements = [](const llvm::StringMap<Placement> &From) {
+    llvm::json::Object Placements;
+    for (const auto &Entry : From)
+      if (Entry.second != Placement::Unknown)
+        Placements[Entry.first().str()] = placementName(Entry.second);
+    return Placements;
+  };
   return llvm::json::Object{{"version", 1},
+                            {"returns", WritePlacements(Returns)},
+                            {"fields", WritePlacements(Fields)},
                             {"usesCuda", UsesCuda},
                             {"parameters", std::move(Functions)},
                             {"stepCalls", std::move(Roots)},
@@ -378,6 +406,22 @@ std::optional<Placement> ProjectFacts::parameter(const FunctionDecl *Function,
       It->second[Index] == Placement::Unknown)
     return std::nullopt;
   return It->second[Index];
+}
+
+std::optional<Placement>
+ProjectFacts::returnPlacement(const FunctionDecl *Function) const {
+  auto It = Returns.find(functionKey(Function));
+  if (It == Returns.end() || It->second == Placement::Unknown)
+    return std::nullopt;
+  return It->second;
+}
+
+std::optional<Placement>
+ProjectFacts::fieldPlacement(const FieldDecl *Field) const {
+  auto It = Fields.find(Field->getQualifiedNameAsString());
+  if (It == Fields.end() || It->second == Placement::Unknown)
+    return std::nullopt;
+  return It->second;
 }
 
 } // namespace clang::tidy::xfer

@@ -41,12 +41,16 @@ public:
   ///                       "unseenCallees": ["<key>", ...]}},
   ///  "functions": {"<key>": {"queuesWork": bool,
   ///                          "unseenCallees": ["<key>", ...]}},
-  ///  "calls": [["<caller key>", "<callee key>"], ...]}: the calls made on
+  ///  "calls": [["<caller key>", "<callee key>"], ...],
+  ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"}}:
+  /// the calls made on
   /// every iteration of a hot loop (or of a loop that is hot if a function
   /// defined in another file queues device work), whether each function
   /// defined here queues device work or which functions defined elsewhere
-  /// decide it, and the unconditional calls between functions outside
-  /// loops, through which a step reaches further.
+  /// decide it, the unconditional calls between functions outside
+  /// loops, through which a step reaches further, and where what the
+  /// functions defined here return and what the fields they store into hold
+  /// live, where that is known whatever their callers pass.
   static llvm::json::Value collect(ASTContext &Ctx, DeviceInference &Devices);
 
   /// Merges the facts of several translation units (the join of known
@@ -70,6 +74,12 @@ public:
   std::optional<Placement> parameter(const FunctionDecl *Function,
                                      unsigned Index) const;
   bool usesCuda() const { return UsesCuda; }
+
+  /// Where what \p Function returns lives, as the file defining it shows.
+  std::optional<Placement> returnPlacement(const FunctionDecl *Function) const;
+  /// Where what the program stores into \p Field lives (the join over the
+  /// files that store into it).
+  std::optional<Placement> fieldPlacement(const FieldDecl *Field) const;
 
   /// The loop that calls \p Function on each of its iterations, directly
   /// or through unconditional calls, in any file of the program.
@@ -106,6 +116,8 @@ private:
   bool mayQueueWork(llvm::StringRef Key) const;
 
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
+  llvm::StringMap<Placement> Returns;
+  llvm::StringMap<Placement> Fields;
   llvm::StringMap<std::string> StepCalls;
   llvm::StringMap<ConditionalStep> ConditionalStepCalls;
   llvm::StringMap<FunctionWork> DefinedFunctions;
