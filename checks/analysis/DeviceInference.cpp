@@ -991,6 +991,32 @@ DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
 }
 
 std::optional<PlacementFact>
+DeviceInference::movedByConstructor(const CXXConstructorDecl *Ctor) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Ctor->hasBody(Definition) || !Definition->getBody())
+    return std::nullopt;
+  // `this->to(device)` or `to(device)` as the constructor's own statement:
+  // the module is built where it moves itself.
+  const CXXMemberCallExpr *Move = nullptr;
+  for (const Stmt *S : Definition->getBody()->children()) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+    if (Call && Call->getMethodDecl() &&
+        Call->getMethodDecl()->getIdentifier() &&
+        Call->getMethodDecl()->getName() == "to" && Call->getNumArgs() >= 1 &&
+        isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreImpCasts()))
+      Move = Call;
+  }
+  if (!Move)
+    return std::nullopt;
+  std::optional<PlacementFact> Device = evaluateDevice(Move->getArg(0));
+  if (!Device || Device->Where == Placement::Unknown)
+    return PlacementFact{};
+  return fact(Device->Where, Move,
+              "moved by its constructor to a " +
+                  placementName(Device->Where).str() + " device");
+}
+
+std::optional<PlacementFact>
 DeviceInference::evaluateModule(const Expr *Original) {
   if (!Original)
     return PlacementFact{};
@@ -1018,9 +1044,12 @@ DeviceInference::evaluateModule(const Expr *Original) {
     for (const Expr *Arg : Construct->arguments())
       if (Arg->IgnoreParenImpCasts()->getType()->isNullPtrType())
         BuildsModule = false;
-    if (BuildsModule)
+    if (BuildsModule) {
+      if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))
+        return *Moved;
       return fact(Placement::Cpu, Construct,
                   "constructed with its parameters on the host");
+    }
     return PlacementFact{};
   }
   if (const auto *New = dyn_cast<CXXNewExpr>(E);

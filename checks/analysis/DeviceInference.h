@@ -146,6 +146,10 @@ private:
   /// The join of the values user code stores into \p Field (writes of
   /// unknown placement add nothing), unknown without any.
   PlacementFact fieldPlacement(const FieldDecl *Field, ValueKind Kind);
+  /// Where a module built by \p Ctor lives when the constructor moves the
+  /// module itself (`this->to(device)`); none when it does not.
+  std::optional<PlacementFact>
+  movedByConstructor(const CXXConstructorDecl *Ctor);
   std::optional<PlacementFact> evaluateDeviceExpr(const Expr *E);
   /// Joins the placements of \p Sources evaluated as \p Kind outside any
   /// call frame, skipping the unknown ones.

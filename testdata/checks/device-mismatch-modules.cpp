@@ -97,3 +97,24 @@ void discardedMoves(torch::Device Device, bool Flag) {
   Fc->to(Device);
   (void)U;
 }
+
+// A module that moves itself in its constructor is built where it moves.
+struct SelfPlacedImpl : torch::nn::Module {
+  torch::nn::Linear Layer{4, 1};
+  SelfPlacedImpl() { this->to(torch::kCUDA); }
+  torch::Tensor forward(const torch::Tensor &X) { return Layer(X); }
+};
+struct PlacedByCallerImpl : torch::nn::Module {
+  torch::nn::Linear Layer{4, 1};
+  torch::Tensor forward(const torch::Tensor &X) { return Layer(X); }
+};
+
+void selfPlacedModules() {
+  auto Host = torch::randn({2, 4});
+  SelfPlacedImpl Placed;
+  (void)Placed.forward(Host);
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: calling 'Placed' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Placed.forward(Host.cuda());
+  PlacedByCallerImpl OnHost;
+  (void)OnHost.forward(Host);
+}
