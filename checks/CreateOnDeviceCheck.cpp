@@ -102,6 +102,7 @@ bool isShapeOnlyOperation(const CXXMemberCallExpr *Call) {
   return llvm::StringSwitch<bool>(Method->getName())
       .Cases("unsqueeze", "squeeze", "view", "reshape", "flatten", true)
       .Cases("permute", "transpose", "t", "contiguous", "expand", true)
+      .Case("repeat", true)
       .Default(false);
 }
 
@@ -278,7 +279,8 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   if (!ReportOneTimeCreations && !Frequency.inLoop() &&
-      !runsEveryStep(enclosingFunction(Call, Ctx), Devices, Facts.get(), Ctx))
+      (Frequency.Guard == GuardKind::Once ||
+       !runsEveryStep(enclosingFunction(Call, Ctx), Devices, Facts.get(), Ctx)))
     return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);

@@ -429,7 +429,31 @@ bool DeviceMismatchCheck::isDeviceSide(const PlacementFact &Fact,
   if (Fact.Where != Placement::MaybeCuda)
     return false;
   ForcedAt = unconditionalCudaPlacement(enclosingFunction(Site, Ctx), Ctx);
-  return ForcedAt != nullptr;
+  if (ForcedAt)
+    return true;
+  // A program that names cuda chooses it where it can: its run on a
+  // machine with a GPU, the one that matters, has cuda as that device.
+  return Analyses->cudaEvidence().Found || (Facts && Facts->usesCuda());
+}
+
+void DeviceMismatchCheck::noteRunTimeDevice(Placement DeviceSide,
+                                            const Stmt *ForcedAt) {
+  if (DeviceSide != Placement::MaybeCuda)
+    return;
+  if (ForcedAt) {
+    diag(ForcedAt->getBeginLoc(),
+         "the code places data on cuda unconditionally here, so it expects "
+         "its run-time device to be cuda",
+         DiagnosticIDs::Note);
+    return;
+  }
+  const CudaEvidence &Evidence = Analyses->cudaEvidence();
+  if (Evidence.Found && Evidence.Where.isValid())
+    diag(Evidence.Where,
+         "the program %0 here, so on a machine with a GPU its run-time "
+         "device is cuda",
+         DiagnosticIDs::Note)
+        << Evidence.What;
 }
 
 const Stmt *
@@ -563,11 +587,7 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
       << placementName(Second.Fact.Where) << SameDeviceError;
   noteOrigin(First.Value, First.Fact, Ctx);
   noteOrigin(Second.Value, Second.Fact, Ctx);
-  if (DeviceOperand->Fact.Where == Placement::MaybeCuda && ForcedAt)
-    diag(ForcedAt->getBeginLoc(),
-         "the code places data on cuda unconditionally here, so it expects "
-         "its run-time device to be cuda",
-         DiagnosticIDs::Note);
+  noteRunTimeDevice(DeviceOperand->Fact.Where, ForcedAt);
 }
 
 void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
@@ -603,11 +623,8 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
         << placementName(InputFact.Where) << SameDeviceError;
     noteOrigin(ModuleName, ModuleFact, Ctx);
     noteOrigin(Input, InputFact, Ctx);
-    if (ForcedAt)
-      diag(ForcedAt->getBeginLoc(),
-           "the code places data on cuda unconditionally here, so it "
-           "expects its run-time device to be cuda",
-           DiagnosticIDs::Note);
+    noteRunTimeDevice(ModuleOnDevice ? ModuleFact.Where : InputFact.Where,
+                      ForcedAt);
     return;
   }
 }

@@ -55,9 +55,13 @@ private:
 
   /// Whether \p Fact counts as a CUDA placement at \p Site: definitely
   /// CUDA, or chosen at run time in a function that also places data on
-  /// CUDA unconditionally (then \p ForcedAt is that place).
+  /// CUDA unconditionally (then \p ForcedAt is that place) or in a program
+  /// that uses CUDA (names it, as the translation unit or the project
+  /// index shows).
   bool isDeviceSide(const PlacementFact &Fact, const Stmt *Site,
                     ASTContext &Ctx, const Stmt *&ForcedAt);
+  /// Says why a device chosen at run time counts as cuda.
+  void noteRunTimeDevice(Placement DeviceSide, const Stmt *ForcedAt);
   const Stmt *unconditionalCudaPlacement(const FunctionDecl *Function,
                                          ASTContext &Ctx);
 

@@ -629,6 +629,16 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   for (const Stmt *P = parentStmtOrLambda(S, Ctx); P;
        P = parentStmtOrLambda(Child, Ctx)) {
     bool BeforeFirstLoop = Result.Loops.empty();
+    // A static local's initializer runs once, on the first pass only.
+    if (const auto *Declaration = dyn_cast<DeclStmt>(P);
+        Declaration && llvm::any_of(Declaration->decls(), [](const Decl *D) {
+          const auto *Var = dyn_cast<VarDecl>(D);
+          return Var && Var->isStaticLocal();
+        })) {
+      ExecutionFrequency Once;
+      Once.Guard = GuardKind::Once;
+      return Once;
+    }
     if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P) &&
         !isNeverRepeated(P, Ctx)) {
       Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});

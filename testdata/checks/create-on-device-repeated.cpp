@@ -96,3 +96,14 @@ void shiftEveryStep(const torch::Tensor &Position, int Steps) {
   for (int I = 0; I < Steps; ++I)
     shifted(Position);
 }
+
+// A static local is initialised once, however often its function runs.
+torch::Tensor normalise(const torch::Tensor &Image) {
+  static const auto Mean = torch::ones({3}).view({1, 3}).cuda();
+  return Image - Mean;
+}
+
+void normaliseEveryStep(const torch::Tensor &Image, int Steps) {
+  for (int I = 0; I < Steps; ++I)
+    normalise(Image);
+}

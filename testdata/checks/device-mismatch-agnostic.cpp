@@ -2,8 +2,9 @@
 // XFER-CHECKS: -*,xfer-device-mismatch
 #include <torch/torch.h>
 
-// Device-agnostic code: the device is chosen at run time and everything is
-// moved to it, so nothing here is reported.
+// Device-agnostic code: the device is chosen at run time. Everything moved to
+// it is consistent; a host tensor next to it fails on the run that matters,
+// on a machine with a GPU, since the program names cuda (try_gpu() below).
 torch::Device try_gpu(int I = 0) {
   if (torch::cuda::device_count() >= I + 1)
     return torch::Device(torch::kCUDA, I);
@@ -19,10 +20,13 @@ void agnosticTraining(torch::nn::Linear Net) {
   auto Loss = torch::mse_loss(Net(X), Y);
   auto W = torch::zeros({16, 1}, torch::TensorOptions().device(Device));
   (void)X.matmul(W).add(Y);
-  // A CPU tensor next to a maybe-cuda one only fails with a GPU present,
-  // and this function does not assume one.
+  // A CPU tensor next to a maybe-cuda one fails with a GPU present.
   auto Bias = torch::ones({1});
   (void)Y.add(Bias);
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-8]]:12: note: 'Y' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // CHECK-NOTES: :24:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
+  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   torch::nn::Linear Local(16, 1);
   Local->to(Device);
   (void)Local(X);
@@ -36,17 +40,29 @@ void tryGpuHelper() {
   auto C = torch::randn({3});
   (void)(A + B);
   (void)(A + C);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'operator+' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // CHECK-NOTES: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
+  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   (void)torch::cat({A, B, C});
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::cat' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // CHECK-NOTES: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
+  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
 }
 
 void agnosticWithParameter(torch::Device Device) {
   auto A = torch::randn({3}).to(Device);
   auto B = torch::randn({3});
   (void)A.add(B);
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
 }
 
-// The same mix is reported once the function also puts data on the GPU
-// unconditionally: it then expects its run-time device to be cuda.
+// A function that also puts data on the GPU unconditionally expects its
+// run-time device to be cuda: the note points there.
 void assumesGpu(torch::Device Device) {
   auto Mask = torch::ones({3}).cuda();
   auto A = torch::randn({3}).to(Device);

@@ -50,14 +50,15 @@ void unknownModules(std::shared_ptr<NetImpl> Param, bool Flag) {
   (void)Empty(X.cuda());
 }
 
-// Moved on one path only: the device is a run-time choice, reported only
-// where the code also assumes a GPU.
+// Moved on one path only: the device is a run-time choice, and the run that
+// takes the path fails.
 void movedOnOnePath(bool Flag) {
   auto X = torch::randn({4, 16});
   torch::nn::Linear Maybe(16, 4);
   if (Flag)
     Maybe->to(torch::kCUDA);
   (void)Maybe(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
 
 void movedOnOnePathAssumingGpu(bool Flag) {
