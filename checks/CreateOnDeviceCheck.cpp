@@ -92,6 +92,26 @@ bool optionsBlockFix(const Expr *Options) {
   return F.Blocked;
 }
 
+/// True if \p Factory's size list has a zero extent (`torch::zeros({0, 6})`):
+/// the tensor holds no elements, so moving it transfers nothing.
+bool createsEmptyTensor(const CallExpr *Factory) {
+  if (Factory->getNumArgs() == 0)
+    return false;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitInitListExpr(InitListExpr *List) {
+      for (const Expr *Init : List->inits())
+        if (const auto *Literal =
+                dyn_cast<IntegerLiteral>(Init->IgnoreParenImpCasts()))
+          Found |= Literal->getValue() == 0;
+      return !Found;
+    }
+  };
+  Finder F;
+  F.TraverseStmt(const_cast<Expr *>(Factory->getArg(0)));
+  return F.Found;
+}
+
 /// True for a tensor method that only reshapes its object (a view or a
 /// copy in another layout): `t.unsqueeze(0)`, `t.view({2, 2})`.
 bool isShapeOnlyOperation(const CXXMemberCallExpr *Call) {
@@ -268,7 +288,8 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
         usesIn(Variable, Function->getBody()) != 1)
       return;
   }
-  if (Devices.tensorPlacement(Factory).Where != Placement::Cpu)
+  if (Devices.tensorPlacement(Factory).Where != Placement::Cpu ||
+      createsEmptyTensor(Factory))
     return;
 
   ExecutionFrequency Frequency = analyzeFrequency(Factory, Ctx);
