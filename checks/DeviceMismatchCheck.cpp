@@ -806,7 +806,17 @@ void DeviceMismatchCheck::checkMemset(const CallExpr *Call, ASTContext &Ctx) {
     return;
   const Expr *Pointer = Call->getArg(0);
   PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
-  // Pageable memory only: pinned memory is mapped under unified addressing.
+  // Pinned memory is mapped under unified addressing: the call works, but
+  // the GPU writes every byte across the host link.
+  if (Fact.Where == Placement::PinnedCpu) {
+    diag(Call->getExprLoc(),
+         "'%0' is given pinned host memory '%1': the GPU sets it across the "
+         "host link where a host memset is local; use memset or std::fill "
+         "for host memory, or pass device memory")
+        << Call->getDirectCallee()->getName() << operandName(Pointer, Ctx);
+    noteOrigin(Pointer, Fact, Ctx);
+    return;
+  }
   if (Fact.Where != Placement::Cpu)
     return;
   diag(Call->getExprLoc(),

@@ -29,11 +29,15 @@ void memsets(size_t N, float *Unknown, cudaStream_t Stream) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Stack', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
   // CHECK-NOTES: :[[@LINE-2]]:14: note: 'Stack' is host memory: the array 'Stack'
 
-  // Device, managed, pinned (mapped) or unknown memory: not reported.
+  // Pinned memory is mapped: it works, across the host link.
+  cudaMemset(Pinned, 0, N * sizeof(float));
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given pinned host memory 'Pinned': the GPU sets it across the host link where a host memset is local; use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // CHECK-NOTES: :15:3: note: 'Pinned' is pinned host memory: pinned host memory from cudaMallocHost
+
+  // Device, managed or unknown memory: not reported.
   cudaMemset(Dev, 0, N * sizeof(float));
   cudaMemsetAsync(Dev + 1, 0, sizeof(float), Stream);
   cudaMemset(Managed, 0, N * sizeof(float));
-  cudaMemset(Pinned, 0, N * sizeof(float));
   cudaMemset(Unknown, 0, N * sizeof(float));
 
   free(Host);
