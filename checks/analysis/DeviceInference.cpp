@@ -1023,6 +1023,23 @@ DeviceInference::evaluateModule(const Expr *Original) {
   if (const DeclRefExpr *Ref = moduleReference(Original))
     return resolveVariable(cast<VarDecl>(Ref->getDecl()), Ref,
                            ValueKind::Module);
+  // A module member: where its constructor put it, when that constructor
+  // moves the module itself. Built on the host, it may be moved by any
+  // method of its class, here or in another file: unknown.
+  if (const auto *Member =
+          dyn_cast<MemberExpr>(Original->IgnoreParenImpCasts()))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && isModuleType(Field->getType())) {
+      PlacementFact Stored = fieldPlacement(Field, ValueKind::Module);
+      // Built by its default constructor where nothing stores into it.
+      if (Stored.Where == Placement::Unknown)
+        if (const CXXRecordDecl *Record = Field->getType()->getAsCXXRecordDecl())
+          for (const CXXConstructorDecl *Ctor : Record->ctors())
+            if (Ctor->isDefaultConstructor())
+              if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))
+                return *Moved;
+      return isHostPlacement(Stored.Where) ? PlacementFact{} : Stored;
+    }
   if (const CXXMemberCallExpr *Move = asModuleMove(Original)) {
     std::optional<PlacementFact> Device = evaluateDevice(Move->getArg(0));
     if (!Device || Device->Where == Placement::Unknown)

@@ -119,3 +119,20 @@ void selfPlacedModules() {
   PlacedByCallerImpl OnHost;
   (void)OnHost.forward(Host);
 }
+
+// A module member keeps the placement its own constructor gives it; one built
+// on the host may be moved by any method, so it is not known.
+struct Agent {
+  SelfPlacedImpl Critic{};
+  PlacedByCallerImpl Actor;
+  void moveActor() { Actor.to(torch::kCUDA); }
+  void learn(const torch::Tensor &States) {
+    auto Batch = torch::randn({8, 4});
+    (void)Critic.forward(Batch);
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: calling 'Critic' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    (void)Actor.forward(Batch.cuda());
+    (void)Target.forward(Batch);
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: calling 'Target' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  }
+  SelfPlacedImpl Target;
+};
