@@ -95,7 +95,12 @@ bool optionsBlockFix(const Expr *Options) {
 /// True if \p Factory's size list has a zero extent (`torch::zeros({0, 6})`):
 /// the tensor holds no elements, so moving it transfers nothing.
 bool createsEmptyTensor(const CallExpr *Factory) {
-  if (Factory->getNumArgs() == 0)
+  // Only factories whose first argument is the size list: the list of
+  // torch::tensor({0}) is its data.
+  const FunctionDecl *Callee = Factory->getDirectCallee();
+  if (Factory->getNumArgs() == 0 || !Callee || !Callee->getIdentifier() ||
+      !llvm::is_contained({"zeros", "ones", "empty", "full", "rand", "randn"},
+                          Callee->getName()))
     return false;
   struct Finder : RecursiveASTVisitor<Finder> {
     bool Found = false;

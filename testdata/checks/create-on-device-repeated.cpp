@@ -114,7 +114,10 @@ void emptyResults(const torch::Tensor &Prediction, int Images) {
     auto None = torch::zeros({0, 6}).to(torch::kCUDA);
     auto Keep = torch::zeros({4, 6}).to(torch::kCUDA);
     // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
+    auto Zero = torch::tensor({0}).to(torch::kCUDA);
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::tensor()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
     (void)None;
     (void)Keep;
+    (void)Zero;
   }
 }
