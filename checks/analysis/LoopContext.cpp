@@ -512,7 +512,9 @@ bool callsTimer(const Stmt *S) {
         Found |= Name == "cudaEventRecord" || Name == "now" ||
                  Name == "clock" || Name == "gettimeofday" ||
                  Name == "clock_gettime" || Name == "omp_get_wtime" ||
-                 Name == "MPI_Wtime" || Name.contains_insensitive("timer") ||
+                 Name == "MPI_Wtime" || Name == "QueryPerformanceCounter" ||
+                 Name.contains_insensitive("tickcount") || // OpenCV
+                 Name.contains_insensitive("timer") ||
                  Name.ends_with_insensitive("second") ||
                  Name.ends_with_insensitive("seconds") ||
                  Name.ends_with_insensitive("wtime");
