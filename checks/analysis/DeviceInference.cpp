@@ -241,6 +241,41 @@ const VarDecl *moduleVariable(const Expr *E) {
   return Ref ? cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
+/// For `e.data` / `e.target` of a torch::data::Example the program built
+/// itself (`Example<> e(data, target)`), the argument it was built from.
+const Expr *exampleArgument(const MemberExpr *Member) {
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->hasLocalStorage() || !Var->getInit())
+    return nullptr;
+  const Expr *Init = Var->getInit()->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Init))
+      Init = Cleanups->getSubExpr()->IgnoreParenImpCasts();
+    else if (const auto *Materialized = dyn_cast<MaterializeTemporaryExpr>(Init))
+      Init = Materialized->getSubExpr()->IgnoreParenImpCasts();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Init))
+      Init = Bind->getSubExpr()->IgnoreParenImpCasts();
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Init))
+      Init = Cast->getSubExpr()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+  if (!Construct || Construct->getNumArgs() < 2 ||
+      Construct->getConstructor()->isCopyOrMoveConstructor())
+    return nullptr;
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || !Field->getIdentifier())
+    return nullptr;
+  if (Field->getName() == "data")
+    return Construct->getArg(0);
+  if (Field->getName() == "target")
+    return Construct->getArg(1);
+  return nullptr;
+}
+
 /// `module->to(device)`: Module::to with a device, which moves in place.
 const CXXMemberCallExpr *asModuleMove(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(E);
@@ -381,9 +416,13 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   // batch.data / batch.target of a LibTorch data loader's batch: the
   // loader collates on the host, and only the program moves them.
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-    if (isDataLoaderExample(Member->getBase()->getType()))
+    if (isDataLoaderExample(Member->getBase()->getType())) {
+      // An Example the program builds itself holds what it was given.
+      if (const Expr *Given = exampleArgument(Member))
+        return evaluateTensor(Given);
       return fact(Placement::Cpu, Member,
                   "a batch from a LibTorch data loader, on the host");
+    }
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
       return fieldPlacement(Field, ValueKind::Tensor);
     return PlacementFact{};
@@ -481,6 +520,13 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     }
     return PlacementFact{};
   }
+
+  // A registered parameter or buffer belongs to its module and moves with
+  // it: where the module is, not where the tensor was made.
+  if (const FunctionDecl *Callee = Call->getDirectCallee();
+      Callee && (isNamed(Callee, "register_parameter") ||
+                 isNamed(Callee, "register_buffer")))
+    return PlacementFact{};
 
   // Other tensor operations keep the device of their tensor operands: a
   // method keeps its object's, a function or operator its first known

@@ -74,3 +74,28 @@ void assumesGpu(torch::Device Device) {
   // CHECK-NOTES: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
   (void)A.add(Mask);
 }
+
+// A parameter or buffer registered with a module moves with the module: not
+// on the host where it was made.
+struct ScaledImpl : torch::nn::Module {
+  torch::Tensor Gamma;
+  ScaledImpl() { Gamma = register_parameter("gamma", torch::ones({4})); }
+  torch::Tensor forward(const torch::Tensor &X) { return X * Gamma; }
+};
+
+// An Example the program builds holds the tensors it was given; one from a
+// data loader is on the host.
+void examplesBuiltHere(torch::Device Device,
+                       torch::data::DataLoader<> &Loader) {
+  auto Data = torch::randn({8, 4}).to(Device);
+  auto Target = torch::zeros({8}).to(Device);
+  auto Mixed = torch::data::Example<>(Data, Target);
+  (void)(Mixed.target + Target);
+  for (auto &Batch : Loader) {
+    (void)(Batch.target + Target);
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator+' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    // CHECK-NOTES: :[[@LINE-2]]:12: note: 'Batch.target' is on the cpu: a batch from a LibTorch data loader, on the host
+    // CHECK-NOTES: :91:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
+    // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  }
+}

@@ -276,6 +276,8 @@ class Module {
 public:
   virtual ~Module();
   void to(Device D, bool NonBlocking = false);
+  Tensor &register_parameter(std::string Name, Tensor T);
+  Tensor &register_buffer(std::string Name, Tensor T);
   void train(bool On = true);
   void eval();
   std::vector<Tensor> parameters(bool Recurse = true) const;
@@ -338,6 +340,8 @@ namespace data {
 // torch/data/example.h: what a data loader yields, collated on the host.
 template <typename Data = at::Tensor, typename Target = at::Tensor>
 struct Example {
+  Example() = default;
+  Example(Data D, Target T) : data(D), target(T) {}
   Data data;
   Target target;
 };
