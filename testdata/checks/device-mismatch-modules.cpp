@@ -136,3 +136,15 @@ struct Agent {
   }
   SelfPlacedImpl Target;
 };
+
+// A module without parameters (a loss, an activation) runs wherever its
+// inputs are.
+void parameterFreeModules() {
+  torch::nn::CrossEntropyLoss Criterion;
+  auto Logits = torch::randn({8, 10}).cuda();
+  auto Labels = torch::zeros({8}).cuda();
+  (void)Criterion(Logits, Labels);
+  torch::nn::Linear Head(10, 10);
+  (void)Head(Logits);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

@@ -293,6 +293,14 @@ public:
   Tensor operator()(const Tensor &Input);
 };
 using Linear = ModuleHolder<LinearImpl>;
+struct CrossEntropyLossImpl : Module {
+  CrossEntropyLossImpl();
+  Tensor forward(const Tensor &Input, const Tensor &Target);
+};
+struct CrossEntropyLoss : ModuleHolder<CrossEntropyLossImpl> {
+  using ModuleHolder<CrossEntropyLossImpl>::ModuleHolder;
+  Tensor operator()(const Tensor &Input, const Tensor &Target);
+};
 
 namespace functional {
 Tensor mse_loss(const Tensor &Input, const Tensor &Target);
