@@ -1417,6 +1417,16 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
           Member && asModuleMove(Member))
         noteWrite(Member->getImplicitObjectArgument());
+      // register_buffer("name", member_): the member shares the registered
+      // tensor, which Module::to() moves in place.
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && Call->getNumArgs() >= 2 &&
+          (isNamed(Callee, "register_buffer") ||
+           isNamed(Callee, "register_parameter")))
+        if (const auto *Ref =
+                dyn_cast<MemberExpr>(ignoreCopiesAndConversions(Call->getArg(1))))
+          if (const auto *Field = dyn_cast<FieldDecl>(Ref->getMemberDecl()))
+            Out.RegisteredFields.insert(Field);
       return true;
     }
     bool VisitBinaryOperator(BinaryOperator *Op) {
@@ -1567,6 +1577,11 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
     return It->second;
   if (!FieldsInProgress.insert(Field).second)
     return PlacementFact{};
+  // Registered with its module: moves with it, wherever it was made.
+  if (userCode().RegisteredFields.contains(Field)) {
+    FieldsInProgress.erase(Field);
+    return FieldCache[Field] = PlacementFact{};
+  }
   const auto &Writes = userCode().FieldWrites;
   auto It = Writes.find(Field);
   PlacementFact Final =

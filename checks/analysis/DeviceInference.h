@@ -171,6 +171,9 @@ private:
     /// initializers, default member initializers.
     llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>
         FieldWrites;
+    /// Tensor members passed to register_buffer/register_parameter: they
+    /// move with their module.
+    llvm::DenseSet<const FieldDecl *> RegisteredFields;
   };
   const UserCodeIndex &userCode();
 

@@ -83,6 +83,18 @@ struct ScaledImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor &X) { return X * Gamma; }
 };
 
+// A member registered as a buffer shares the registered tensor, which the
+// module's to() moves: not on the host, although it was made there.
+struct EncodingImpl : torch::nn::Module {
+  torch::nn::Linear Layer{4, 4};
+  torch::Tensor Table;
+  EncodingImpl() {
+    Table = torch::zeros({16, 4});
+    register_buffer("table", Table);
+  }
+  torch::Tensor forward(const torch::Tensor &X) { return X + Table; }
+};
+
 // An Example the program builds holds the tensors it was given; one from a
 // data loader is on the host.
 void examplesBuiltHere(torch::Device Device,
@@ -95,7 +107,7 @@ void examplesBuiltHere(torch::Device Device,
     (void)(Batch.target + Target);
     // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator+' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
     // CHECK-NOTES: :[[@LINE-2]]:12: note: 'Batch.target' is on the cpu: a batch from a LibTorch data loader, on the host
-    // CHECK-NOTES: :91:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
+    // CHECK-NOTES: :103:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
     // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   }
 }
