@@ -241,9 +241,7 @@ void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
 
 void CreateOnDeviceCheck::onStartOfTranslationUnit() {
   if (!Facts) // the loop checks report an unreadable index
-    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
-      llvm::consumeError(std::move(Failed));
-    });
+    Facts = ProjectFacts::loadOption(ProjectIndex);
   Analyses.reset();
 }
 

@@ -326,9 +326,7 @@ void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
   if (!Facts) // the loop checks report an unreadable index
-    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
-      llvm::consumeError(std::move(Failed));
-    });
+    Facts = ProjectFacts::loadOption(ProjectIndex);
   Analyses.reset();
   ForcedCuda.clear();
 }
@@ -806,24 +804,19 @@ void DeviceMismatchCheck::checkMemset(const CallExpr *Call, ASTContext &Ctx) {
     return;
   const Expr *Pointer = Call->getArg(0);
   PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
-  // Pinned memory is mapped under unified addressing: the call works, but
-  // the GPU writes every byte across the host link.
-  if (Fact.Where == Placement::PinnedCpu) {
-    diag(Call->getExprLoc(),
-         "'%0' is given pinned host memory '%1': the GPU sets it across the "
-         "host link where a host memset is local; use memset or std::fill "
-         "for host memory, or pass device memory")
-        << Call->getDirectCallee()->getName() << operandName(Pointer, Ctx);
-    noteOrigin(Pointer, Fact, Ctx);
-    return;
-  }
-  if (Fact.Where != Placement::Cpu)
+  // Pageable memory cannot be set; pinned memory is mapped under unified
+  // addressing, so the call works, but the GPU writes every byte across
+  // the host link.
+  bool Pinned = Fact.Where == Placement::PinnedCpu;
+  if (!Pinned && Fact.Where != Placement::Cpu)
     return;
   diag(Call->getExprLoc(),
-       "'%0' is given host memory '%1', which it cannot set (an invalid "
-       "argument error at run time): use memset or std::fill for host "
-       "memory, or pass device memory")
-      << Call->getDirectCallee()->getName() << operandName(Pointer, Ctx);
+       "'%0' is given %select{host memory '%1', which it cannot set (an "
+       "invalid argument error at run time):|pinned host memory '%1': the GPU "
+       "sets it across the host link where a host memset is local;}2 use "
+       "memset or std::fill for host memory, or pass device memory")
+      << Call->getDirectCallee()->getName() << operandName(Pointer, Ctx)
+      << Pinned;
   noteOrigin(Pointer, Fact, Ctx);
 }
 

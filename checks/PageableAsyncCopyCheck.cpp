@@ -152,9 +152,7 @@ void PageableAsyncCopyCheck::registerMatchers(MatchFinder *Finder) {
 
 void PageableAsyncCopyCheck::onStartOfTranslationUnit() {
   if (!Facts) // the loop checks report an unreadable index
-    Facts = ProjectFacts::loadOption(ProjectIndex, [](llvm::Error Failed) {
-      llvm::consumeError(std::move(Failed));
-    });
+    Facts = ProjectFacts::loadOption(ProjectIndex);
   Analyses.reset();
 }
 

@@ -328,6 +328,44 @@ int main() {
 // What a function in another file returns and what a constructor in another
 // file stores in a member keep their placement: a replay buffer kept on the
 // host, fed to a module moved to the GPU, is a device mismatch.
+// A function no file defines, named as a release, queues no work for the
+// project index either: the teardown loop that calls it is not a step loop,
+// so what the loop's other callees free is not a per-step cost.
+TEST_F(ToolTest, ReleaseNamedFunctionsInNoFileAreTeardown) {
+  std::string Fields = write("fields.cpp", R"cpp(#include <cuda_runtime.h>
+void freeFields(float *Field) { cudaFree(Field); }
+void stepFields(float *Field) { cudaFree(Field); }
+void saveFields(float *Field) { Field[0] = 0; }
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <cuda_runtime.h>
+void freeFields(float *Field);
+void stepFields(float *Field);
+void saveFields(float *Field);
+void grid_deallocate_device(float *Grid);
+void advance_grid(float *Grid);
+int main() {
+  float *Fields[4], *Grids[4];
+  for (int Device = 0; Device < 4; ++Device) {
+    saveFields(Fields[Device]);
+    grid_deallocate_device(Grids[Device]);
+    freeFields(Fields[Device]);
+  }
+  for (int Cycle = 0; Cycle < 1000; ++Cycle) {
+    advance_grid(Grids[0]);
+    stepFields(Fields[0]);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", Fields, Main,
+                            "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("fields.cpp:3:33: warning: 'cudaFree' synchronizes "
+                       "with the GPU on every call of 'stepFields()'"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("fields.cpp:2:")) << R.Out;
+}
+
 TEST_F(ToolTest, ReturnsAndMembersFromOtherFilesKeepTheirPlacement) {
   std::string Header = write("buffer.h", R"cpp(#include <torch/torch.h>
 struct Buffer {

@@ -249,19 +249,9 @@ const Expr *exampleArgument(const MemberExpr *Member) {
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!Var || !Var->hasLocalStorage() || !Var->getInit())
     return nullptr;
-  const Expr *Init = Var->getInit()->IgnoreParenImpCasts();
-  while (true) {
-    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Init))
-      Init = Cleanups->getSubExpr()->IgnoreParenImpCasts();
-    else if (const auto *Materialized = dyn_cast<MaterializeTemporaryExpr>(Init))
-      Init = Materialized->getSubExpr()->IgnoreParenImpCasts();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Init))
-      Init = Bind->getSubExpr()->IgnoreParenImpCasts();
-    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Init))
-      Init = Cast->getSubExpr()->IgnoreParenImpCasts();
-    else
-      break;
-  }
+  const Expr *Init = ignoreTemporaries(Var->getInit());
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Init))
+    Init = ignoreTemporaries(Cast->getSubExpr());
   const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
   if (!Construct || Construct->getNumArgs() < 2 ||
       Construct->getConstructor()->isCopyOrMoveConstructor())

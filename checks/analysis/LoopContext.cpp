@@ -850,14 +850,7 @@ bool bodyReadsCounter(const Stmt *Loop) {
 }
 } // namespace
 
-/// True if \p Function's name says it releases resources
-/// (`grid_deallocate_device`, `freeBuffers`, `destroyStreams`): a word of it,
-/// split at underscores and lower-to-upper case changes, is a release verb.
-static bool namesResourceRelease(const FunctionDecl *Function) {
-  const IdentifierInfo *Id = Function->getIdentifier();
-  if (!Id)
-    return false;
-  llvm::StringRef Name = Id->getName();
+bool namesResourceRelease(llvm::StringRef Name) {
   std::string Word;
   auto EndsReleaseWord = [&Word] {
     bool Release = llvm::is_contained(
@@ -868,8 +861,8 @@ static bool namesResourceRelease(const FunctionDecl *Function) {
     return Release;
   };
   for (size_t I = 0; I < Name.size(); ++I) {
-    bool WordEnds = Name[I] == '_' ||
-                    (I > 0 && llvm::isUpper(Name[I]) && llvm::isLower(Name[I - 1]));
+    bool WordEnds = Name[I] == '_' || (I > 0 && llvm::isUpper(Name[I]) &&
+                                       llvm::isLower(Name[I - 1]));
     if (WordEnds && EndsReleaseWord())
       return true;
     if (Name[I] != '_')
@@ -888,7 +881,8 @@ bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
       return *Known;
   // Unknown: it may launch, unless its name says it releases resources (a
   // teardown loop freeing per device through such calls is not a step loop).
-  return !namesResourceRelease(Function);
+  const IdentifierInfo *Id = Function->getIdentifier();
+  return !Id || !namesResourceRelease(Id->getName());
 }
 
 bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,

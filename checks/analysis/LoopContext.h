@@ -82,6 +82,12 @@ class ProjectFacts;
 
 /// What a search for device work assumes of the functions this translation
 /// unit calls but does not define.
+/// True if a function's unqualified \p Name says it releases resources
+/// (`grid_deallocate_device`, `freeBuffers`, `destroyStreams`): a word of it,
+/// split at underscores and lower-to-upper case changes, is a release verb.
+/// Such a function, defined in no file given, is taken to queue no work.
+bool namesResourceRelease(llvm::StringRef Name);
+
 struct UnseenFunctions {
   /// What the program's other files say of them (the project index); a
   /// function it does not know may launch.

@@ -186,7 +186,14 @@ void ProjectFacts::propagateWork() {
 
 bool ProjectFacts::mayQueueWork(llvm::StringRef Key) const {
   auto It = DefinedFunctions.find(Key);
-  return It == DefinedFunctions.end() || It->second.QueuesWork;
+  if (It != DefinedFunctions.end())
+    return It->second.QueuesWork;
+  // Defined in no file: it may launch, unless its name says it releases
+  // resources (the key is "<qualified name>/<arity>").
+  llvm::StringRef Name = Key.rsplit('/').first.rsplit("::").second;
+  if (Name.empty())
+    Name = Key.rsplit('/').first;
+  return !namesResourceRelease(Name);
 }
 
 std::optional<bool>
@@ -397,6 +404,13 @@ ProjectFacts::loadOption(llvm::StringRef Path,
     return *Loaded;
   OnError(Loaded.takeError());
   return nullptr;
+}
+
+std::shared_ptr<const ProjectFacts>
+ProjectFacts::loadOption(llvm::StringRef Path) {
+  return loadOption(Path, [](llvm::Error Failed) {
+    llvm::consumeError(std::move(Failed));
+  });
 }
 
 std::optional<Placement> ProjectFacts::parameter(const FunctionDecl *Function,

@@ -68,6 +68,9 @@ public:
   static std::shared_ptr<const ProjectFacts>
   loadOption(llvm::StringRef Path,
              llvm::function_ref<void(llvm::Error)> OnError);
+  /// The same for checks that leave reporting an unreadable index to the
+  /// loop checks.
+  static std::shared_ptr<const ProjectFacts> loadOption(llvm::StringRef Path);
 
   /// The join of what callers anywhere in the program pass to parameter
   /// \p Index of \p Function, when any caller passes something known.
