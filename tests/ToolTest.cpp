@@ -15,9 +15,12 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
+#include <unistd.h>
 
 namespace {
 
@@ -1009,6 +1012,228 @@ TEST_F(ToolTest, UnparsableSourceStillGetsFindingsAndStatusTwo) {
             R.Err.find("broken.cpp: compiler errors; findings may be "
                        "incomplete"))
       << R.Err;
+}
+
+TEST_F(ToolTest, BinaryFileIsAnInputError) {
+  std::string Object = write("kernels.o", std::string("\x7f"
+                                                      "ELF\x02\x01\x01\0\0\0",
+                                                      10));
+  std::string Source = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {Source, Object, "--", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find(Object + ": not a source file (binary content)"))
+      << R.Err;
+  EXPECT_EQ("", R.Out); // nothing analysed
+}
+
+// An empty source is a valid translation unit (a placeholder file): it has
+// nothing to report, and a pre-commit hook must not reject it.
+TEST_F(ToolTest, EmptySourceHasNoFindings) {
+  std::string File = write("empty.cpp", "");
+  RunOutcome R = run(Tool, {File, "--"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_EQ("", R.Out);
+  EXPECT_NE(std::string::npos, R.Err.find("0 findings in 1 file")) << R.Err;
+}
+
+TEST_F(ToolTest, UnreadableSourceIsAnInputError) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "permissions do not stop root from reading a file";
+  std::string File = write("secret.cpp", CleanSource);
+  llvm::sys::fs::setPermissions(File, llvm::sys::fs::no_perms);
+  RunOutcome R = run(Tool, {File, "--"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find(File + ": cannot read: ")) << R.Err;
+}
+
+TEST_F(ToolTest, DatabaseEntryWithoutFileOrDirectory) {
+  for (const auto &[Entry, Missing] :
+       {std::pair{R"({"directory": "/", "command": "c++ -c a.cpp"})", "file"},
+        std::pair{R"({"file": "a.cpp", "command": "c++ -c a.cpp"})",
+                  "directory"}}) {
+    write("compile_commands.json", std::string("[") + Entry + "]");
+    RunOutcome R = run(Tool, {"-p", Dir.str().str()});
+    EXPECT_EQ(2, R.Status);
+    EXPECT_NE(std::string::npos,
+              R.Err.find("compile_commands.json: malformed compilation "
+                         "database: Missing key: \"" +
+                         std::string(Missing) + "\""))
+        << R.Err;
+  }
+}
+
+// "directory": "." in a hand-written database is the database's own
+// directory, wherever xfer-tidy runs; duplicate entries report once.
+TEST_F(ToolTest, RelativeAndDuplicateDatabaseEntries) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Entry = R"({"directory": ".", "file": "hazard.cpp", )"
+                      R"("command": "c++ -isystem )" +
+                      StubInclude + R"( -c hazard.cpp"})";
+  write("compile_commands.json", "[" + Entry + ", " + Entry + "]");
+  RunOutcome R = runIn("/", {Tool, "-p", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_EQ(File + CopyWarning,
+            warningText(R.Out).substr(0, File.size() + strlen(CopyWarning)))
+      << R.Out;
+  EXPECT_NE(std::string::npos, R.Err.find("1 finding in 1 file")) << R.Err;
+}
+
+// A glob on the command line that matches no check is a typo: the run
+// stops (a configuration file, shared with clang-tidy, only warns).
+TEST_F(ToolTest, MistypedCheckNameIsAnError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  RunOutcome R = run(Tool, {"--checks=-xfer-sync-in-lop", File, "--",
+                            "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("error: configuration: '-xfer-sync-in-lop' in --checks "
+                       "matches no check"))
+      << R.Err;
+  EXPECT_EQ("", R.Out);
+}
+
+TEST_F(ToolTest, FixOnAReadOnlyFileChangesNothing) {
+  const char *Source = R"cpp(#include <torch/torch.h>
+torch::Tensor step(torch::Tensor W) {
+  torch::Tensor Sum = W;
+  for (int I = 0; I < 100; ++I)
+    Sum = Sum + torch::zeros({4, 2}).to(torch::kCUDA);
+  return Sum;
+}
+)cpp";
+  std::string Writable = write("a.cpp", Source);
+  std::string ReadOnly = write("b.cpp", Source);
+  llvm::sys::fs::setPermissions(ReadOnly, llvm::sys::fs::owner_read |
+                                              llvm::sys::fs::group_read |
+                                              llvm::sys::fs::others_read);
+  RunOutcome R =
+      run(Tool, {"--fix", Writable, ReadOnly, "--", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos, R.Err.find("cannot apply fixes: " + ReadOnly +
+                                          " is read-only; no fix applied"))
+      << R.Err;
+  EXPECT_EQ(Source, readFile(Writable)); // all fixes or none
+  EXPECT_EQ(Source, readFile(ReadOnly));
+}
+
+// A constant expression that runs for minutes stands for a unit that
+// hangs: it fails alone, by name, and the other unit is reported.
+const char *SlowSource = R"cpp(constexpr long spin() {
+  long Sum = 0;
+  for (long I = 0; I < 4000000000L; ++I)
+    Sum += I & 1;
+  return Sum;
+}
+static_assert(spin() > 0, "");
+)cpp";
+
+TEST_F(ToolTest, TimeoutPerFileStopsOnlyTheSlowUnit) {
+  std::string Slow = write("slow.cpp", SlowSource);
+  std::string Hazard = write("hazard.cpp", HazardSource);
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--timeout-per-file=2", Slow, Hazard, "--",
+                 "-isystem", StubInclude, "-fconstexpr-steps=2147483647"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("error: " + Slow +
+                       ": not analysed: it took longer than 2 s "
+                       "(--timeout-per-file)"))
+      << R.Err;
+  EXPECT_EQ(Hazard + CopyWarning,
+            warningText(R.Out).substr(0, Hazard.size() + strlen(CopyWarning)))
+      << R.Out;
+}
+
+// Without a slow unit, units analysed in their own processes give exactly
+// the report of one process (the cache shared by both).
+TEST_F(ToolTest, WorkerProcessesGiveTheSameReport) {
+  std::string Hazard = write("hazard.cpp", HazardSource);
+  std::string Clean = write("clean.cpp", CleanSource);
+  std::vector<std::string> Args{"--format=json", Hazard,     Clean, "--",
+                                "-isystem",      StubInclude};
+  RunOutcome InProcess = run(Tool, Args);
+  Args.insert(Args.begin(), "--timeout-per-file=300");
+  RunOutcome Workers = run(Tool, Args);
+  EXPECT_EQ(1, InProcess.Status) << InProcess.Err;
+  EXPECT_EQ(1, Workers.Status) << Workers.Err;
+  EXPECT_EQ(InProcess.Out, Workers.Out);
+  EXPECT_NE(std::string::npos, Workers.Out.find("xfer-copy-in-loop"));
+}
+
+// SIGTERM (a CI runner's cancel) during a parallel run: no report and no
+// temporary file left beside it, the units' processes gone, and the cache
+// still gives a later run the right answer.
+TEST_F(ToolTest, TerminatedRunLeavesNoPartialFiles) {
+  std::string Slow = write("slow.cpp", SlowSource);
+  std::string Hazard = write("hazard.cpp", HazardSource);
+  std::string Cache = Dir.str().str() + "/cache";
+  std::string Report = Dir.str().str() + "/report.json";
+  std::vector<std::string> Args{Tool,
+                                "--cache-dir=" + Cache,
+                                "--timeout-per-file=600",
+                                "--no-index",
+                                "-j",
+                                "2",
+                                "--format=json",
+                                "--output=" + Report,
+                                Slow,
+                                Hazard,
+                                "--",
+                                "-isystem",
+                                StubInclude,
+                                "-fconstexpr-steps=2147483647"};
+  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Quiet[] = {std::nullopt, llvm::StringRef(""),
+                                            llvm::StringRef("")};
+  llvm::sys::ProcessInfo Running =
+      llvm::sys::ExecuteNoWait(Tool, Argv, std::nullopt, Quiet);
+  ASSERT_NE(llvm::sys::ProcessInfo::InvalidPid, Running.Pid);
+  // Until the hazard's result is in the cache; the slow unit still runs.
+  auto CacheEntries = [&] {
+    unsigned Count = 0;
+    std::error_code EC;
+    for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
+         It != End && !EC; It.increment(EC))
+      Count += It->type() == llvm::sys::fs::file_type::regular_file &&
+               llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG";
+    return Count;
+  };
+  for (int Waited = 0; Waited < 600 && CacheEntries() < 1; ++Waited)
+    ::usleep(100 * 1000);
+  ASSERT_EQ(1u, CacheEntries());
+  ::kill(Running.Pid, SIGTERM);
+  llvm::sys::ProcessInfo Ended = llvm::sys::Wait(Running, std::nullopt);
+  EXPECT_NE(0, Ended.ReturnCode);
+
+  EXPECT_FALSE(llvm::sys::fs::exists(Report));
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    EXPECT_TRUE(llvm::is_contained(
+        std::vector<std::string>{Slow, Hazard, Cache}, It->path()))
+        << It->path();
+  // The workers ended with the run.
+  for (int Waited = 0; Waited < 50; ++Waited) {
+    RunOutcome Left = run(
+        "/bin/sh", {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"});
+    if (Left.Out.empty())
+      break;
+    ::usleep(100 * 1000);
+  }
+  EXPECT_EQ("", run("/bin/sh",
+                    {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"})
+                    .Out);
+
+  RunOutcome Again =
+      run(Tool, {"--cache-dir=" + Cache, Hazard, "--", "-isystem", StubInclude,
+                 "-fconstexpr-steps=2147483647"});
+  EXPECT_EQ(1, Again.Status) << Again.Err;
+  EXPECT_NE(std::string::npos, Again.Err.find("(1 from the cache)"))
+      << Again.Err;
+  EXPECT_EQ(Hazard + CopyWarning, warningText(Again.Out).substr(
+                                      0, Hazard.size() + strlen(CopyWarning)))
+      << Again.Out;
 }
 
 TEST_F(ToolTest, JsonReport) {

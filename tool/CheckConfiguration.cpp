@@ -131,8 +131,17 @@ ConfigurationReport verifyConfiguration(ClangTidyOptionsProvider &Provider,
           GlobList Pattern(globPattern(Glob));
           if (llvm::none_of(Known.Names, [&](const auto &Name) {
                 return Pattern.contains(Name.getKey());
-              }))
-            Warn(llvm::formatv("'{0}' in {1} matches no check", Glob, Where));
+              })) {
+            // On the command line it is a typo; a configuration file may be
+            // shared with clang-tidy and name checks xfer-tidy lacks.
+            std::string Message =
+                llvm::formatv("'{0}' in {1} matches no check", Glob, Where);
+            if (Source == ClangTidyOptionsProvider::
+                              OptionsSourceTypeCheckCommandLineOption)
+              Fail(std::move(Message));
+            else
+              Warn(std::move(Message));
+          }
         }
       for (const auto &[Key, Value] : Options.CheckOptions) {
         llvm::StringRef Check = llvm::StringRef(Key).split('.').first;

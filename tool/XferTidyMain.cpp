@@ -29,6 +29,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -37,7 +38,12 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <csignal>
 #include <mutex>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
 
 using namespace llvm;
 using namespace clang;
@@ -216,6 +222,27 @@ cl::opt<bool> Quiet(
     cl::desc("Print nothing on stderr but errors and warnings: no progress "
              "lines, notes or summary"),
     cl::cat(XferCategory));
+cl::opt<unsigned> TimeoutPerFile(
+    "timeout-per-file",
+    cl::desc("Analyse each translation unit in a process of its own and stop "
+             "it after <seconds> (in each pass): a unit that takes longer, "
+             "or crashes, is reported as not analysed (exit status 2) and "
+             "the run goes on (default: 0, no limit, in this process)"),
+    cl::value_desc("seconds"), cl::init(0), cl::cat(XferCategory));
+// A worker process of a run with --timeout-per-file: the run's own command
+// line and these (see xfer::WorkerRequest).
+cl::opt<std::string> WorkerFile(StringRef(xfer::WorkerRequest::FileOption),
+                                cl::Hidden, cl::cat(XferCategory));
+cl::opt<std::string> WorkerResult(StringRef(xfer::WorkerRequest::ResultOption),
+                                  cl::Hidden, cl::cat(XferCategory));
+cl::opt<std::string> WorkerFacts(StringRef(xfer::WorkerRequest::FactsOption),
+                                 cl::Hidden, cl::cat(XferCategory));
+cl::opt<std::string> WorkerIndex(StringRef(xfer::WorkerRequest::IndexOption),
+                                 cl::Hidden, cl::cat(XferCategory));
+cl::opt<std::string>
+    WorkerHeaderFilter(StringRef(xfer::WorkerRequest::HeaderFilterOption),
+                       cl::Hidden, cl::cat(XferCategory));
+
 // Defining -h replaces LLVM's default alias of --help, which prints the help
 // as soon as it is seen. A one-letter option groups with the letters after
 // it, so LLVM took any unknown option beginning with -h (--header-x) for -h,
@@ -510,6 +537,19 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
       for (const tooling::Replacement &R : Replacements)
         if (auto Err = ByFile[R.getFilePath().str()].add(R))
           consumeError(std::move(Err)); // conflicting fix: leave it out
+  // Every file first: a file without write permission is one its owner
+  // does not want changed (even when root could write it), and a run
+  // applies all of its fixes or none.
+  for (const auto &[File, Replacements] : ByFile) {
+    sys::fs::file_status Status;
+    if (std::error_code EC = sys::fs::status(File, Status))
+      return createStringError(EC, "%s: %s; no fix applied", File.c_str(),
+                               EC.message().c_str());
+    if (!(Status.permissions() & sys::fs::all_write) ||
+        sys::fs::access(File, sys::fs::AccessMode::Write))
+      return createStringError(std::errc::permission_denied,
+                               "%s is read-only; no fix applied", File.c_str());
+  }
   for (auto &[File, Replacements] : ByFile) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
         MemoryBuffer::getFile(File);
@@ -528,6 +568,76 @@ Error applyFixes(const std::vector<tidy::ClangTidyError> &Errors,
     Applied += Replacements.size();
   }
   return Error::success();
+}
+
+/// compile_commands.json at \p Path. An entry's "directory" should be
+/// absolute; a relative one (hand-written databases use ".") is taken
+/// relative to the database's own directory, where clang's reader would
+/// resolve it against the current directory and find no command.
+std::unique_ptr<tooling::CompilationDatabase>
+loadCompilationDatabase(StringRef Path, std::string &Error) {
+  auto Load = [&] {
+    return tooling::JSONCompilationDatabase::loadFromFile(
+        Path, Error, tooling::JSONCommandLineSyntax::AutoDetect);
+  };
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return Load();
+  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+  if (!Parsed) {
+    consumeError(Parsed.takeError());
+    return Load(); // clang's reader words the error
+  }
+  json::Array *Entries = Parsed->getAsArray();
+  if (!Entries)
+    return Load();
+  SmallString<256> Base(sys::path::parent_path(Path));
+  sys::fs::make_absolute(Base);
+  bool Rewritten = false;
+  for (json::Value &Entry : *Entries)
+    if (json::Object *Fields = Entry.getAsObject())
+      if (std::optional<StringRef> Directory = Fields->getString("directory"))
+        if (sys::path::is_relative(*Directory)) {
+          SmallString<256> Absolute(Base);
+          sys::path::append(Absolute, *Directory);
+          sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+          (*Fields)["directory"] = Absolute.str().str();
+          Rewritten = true;
+        }
+  if (!Rewritten)
+    return Load();
+  std::string Text;
+  raw_string_ostream(Text) << *Parsed;
+  return tooling::JSONCompilationDatabase::loadFromBuffer(
+      Text, Error, tooling::JSONCommandLineSyntax::AutoDetect);
+}
+
+/// The worker process of a run with --timeout-per-file: analyses the one
+/// unit it is given, configured as the run that started it, and writes its
+/// result for that run to read.
+int runWorker(const tooling::CompilationDatabase &Database,
+              xfer::RunOptions Options,
+              tooling::ArgumentsAdjuster CudaAdjuster) {
+#ifdef __linux__
+  // A worker ends with its run, even when the run is killed (SIGTERM from a
+  // CI runner): nothing else would stop a unit that takes too long.
+  pid_t Run = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != Run)
+    return InputError;
+#endif
+  // The run that started this one reports progress and command errors.
+  Options.CommandAdjuster = std::move(CudaAdjuster);
+  Options.Jobs = 1;
+  if (!WorkerFacts.empty())
+    Options = xfer::indexingOptions(Options, WorkerFacts);
+  if (!WorkerIndex.empty())
+    Options.GlobalCheckOptions.emplace_back("ProjectIndex", WorkerIndex);
+  xfer::RunResult Result = xfer::runChecks(Database, {WorkerFile}, Options);
+  if (Error Failed = xfer::writeWorkerResult(WorkerResult, Result))
+    return inputError("cannot write " + WorkerResult + ": " +
+                      toString(std::move(Failed)));
+  return NoFindings;
 }
 
 } // namespace
@@ -549,6 +659,10 @@ int main(int argc, const char **argv) {
   cl::HideUnrelatedOptions(XferCategory);
   cl::SetVersionPrinter(printVersion);
 
+  // A worker process (--timeout-per-file) gets this command line.
+  std::vector<std::string> WorkerCommand(argv, argv + argc);
+  WorkerCommand.front() =
+      sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&warning));
   // Everything after "--" is the compiler command for the named sources.
   std::string FixedDatabaseError;
   std::unique_ptr<tooling::FixedCompilationDatabase> FixedDatabase =
@@ -669,8 +783,7 @@ int main(int argc, const char **argv) {
   }
   if (!DatabaseFile.empty()) {
     std::string Error;
-    Database = tooling::JSONCompilationDatabase::loadFromFile(
-        DatabaseFile, Error, tooling::JSONCommandLineSyntax::AutoDetect);
+    Database = loadCompilationDatabase(DatabaseFile, Error);
     if (!Database)
       return inputError(DatabaseFile + ": malformed compilation database: " +
                         Error);
@@ -706,7 +819,9 @@ int main(int argc, const char **argv) {
     Filter = std::move(*Parsed);
   }
   std::vector<std::string> Files(Sources.begin(), Sources.end());
-  if (!DiffRevision.empty()) {
+  if (!WorkerFile.empty())
+    Files = {WorkerFile};
+  if (!DiffRevision.empty() && WorkerFile.empty()) {
     Expected<std::string> TopLevel = runGit({"rev-parse", "--show-toplevel"});
     if (!TopLevel)
       return inputError("--diff: " + toString(TopLevel.takeError()));
@@ -726,7 +841,7 @@ int main(int argc, const char **argv) {
     }
   }
   std::optional<xfer::Baseline> Accepted;
-  if (!BaselineFile.empty()) {
+  if (!BaselineFile.empty() && WorkerFile.empty()) {
     Expected<xfer::Baseline> Loaded = xfer::Baseline::load(BaselineFile);
     if (!Loaded)
       return inputError(toString(Loaded.takeError()));
@@ -750,6 +865,10 @@ int main(int argc, const char **argv) {
       if (!Readable)
         return inputError(File + ": cannot read: " +
                           Readable.getError().message());
+      // A NUL byte early on: an object file or archive named by mistake.
+      StringRef Start = (*Readable)->getBuffer().take_front(64 * 1024);
+      if (Start.contains('\0'))
+        return inputError(File + ": not a source file (binary content)");
     }
   }
   // Fail before the analysis, not after it, when the report cannot be
@@ -762,7 +881,9 @@ int main(int argc, const char **argv) {
         return inputError("cannot write " + *Output + ": no such directory '" +
                           Parent + "'");
     }
-  Options.DefaultHeaderFilter = xfer::projectHeaderFilter(Files);
+  Options.DefaultHeaderFilter = WorkerFile.empty()
+                                    ? xfer::projectHeaderFilter(Files)
+                                    : WorkerHeaderFilter.getValue();
   if (HeaderFilter.getNumOccurrences())
     Options.HeaderFilter = HeaderFilter;
   if (ExcludeHeaderFilter.getNumOccurrences())
@@ -780,7 +901,7 @@ int main(int argc, const char **argv) {
   // whole program's header filter, configuration and index, so that the
   // shards' findings together are the unsharded run's.
   const std::vector<std::string> ProgramFiles = Files;
-  if (ShardPart) {
+  if (ShardPart && WorkerFile.empty()) {
     std::string Root = xfer::projectRoot(ProgramFiles);
     llvm::erase_if(Files, [&](const std::string &File) {
       return xfer::shardOf(File, Root, ShardPart->second) != ShardPart->first;
@@ -841,8 +962,16 @@ int main(int argc, const char **argv) {
   tooling::ArgumentsAdjuster CudaAdjuster =
       xfer::makeCudaArgumentsAdjuster(Cuda, nullptr, CudaErrors);
   Options.VirtualFiles = xfer::cudaCompatFiles(Cuda.CudaPath);
+  if (!WorkerFile.empty())
+    return runWorker(*Database, Options, CudaAdjuster);
+  if (TimeoutPerFile.getNumOccurrences()) {
+    Options.WorkerCommand = std::move(WorkerCommand);
+    Options.WorkerCommand.insert(Options.WorkerCommand.begin() + 1, "--quiet");
+    Options.TimeoutPerFile = TimeoutPerFile;
+  }
   ProgressLines Progress(!Quiet && ProgramFiles.size() > 1);
 
+  std::vector<std::string> IndexFailures;
   // The translation units of one run are one program: a first pass
   // collects where each call's arguments live and which units use CUDA,
   // so that train.cpp sees the device main.cpp chose.
@@ -851,10 +980,18 @@ int main(int argc, const char **argv) {
     Options.CommandAdjuster =
         combine(Progress.stage("indexing", ProgramFiles.size()), CudaAdjuster);
     std::string Index = IndexFile;
-    if (Error Failed =
-            xfer::writeProjectIndex(*Database, ProgramFiles, Options, Index))
+    std::vector<std::string> NotIndexed;
+    if (Error Failed = xfer::writeProjectIndex(*Database, ProgramFiles, Options,
+                                               Index, &NotIndexed))
       return inputError(toString(std::move(Failed)));
     Options.GlobalCheckOptions.emplace_back("ProjectIndex", Index);
+    // A unit the first pass could not analyse in time is not tried again.
+    llvm::erase_if(Files, [&](const std::string &File) {
+      return llvm::any_of(NotIndexed, [&](StringRef Failure) {
+        return Failure.starts_with(File + ": ");
+      });
+    });
+    IndexFailures = std::move(NotIndexed);
   }
   auto RemoveIndex = llvm::make_scope_exit([&] {
     if (IndexFile.empty())
@@ -915,6 +1052,10 @@ int main(int argc, const char **argv) {
 
   // What makes the run fail (exit 2), printed after the report.
   std::vector<std::string> RunErrors;
+  for (const std::string &Message : IndexFailures)
+    RunErrors.push_back(Message);
+  for (const std::string &Message : Result.FailedFiles)
+    RunErrors.push_back(Message);
   for (const std::string &Message : ConfigurationErrors)
     RunErrors.push_back("configuration: " + Message);
   for (std::string &Message : CudaErrors->takeMessages())

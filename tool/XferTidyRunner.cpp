@@ -20,13 +20,19 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/xxhash.h"
+#include <chrono>
+#include <csignal>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <tuple>
 
 using namespace clang;
@@ -298,6 +304,54 @@ makeOptionsProvider(const RunOptions &Options,
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
+/// The files of \p Diagnostics' compiler errors.
+std::vector<std::string>
+filesWithCompilerErrors(const std::vector<ClangTidyError> &Diagnostics) {
+  std::vector<std::string> Files;
+  for (const ClangTidyError &Error : Diagnostics)
+    if (Error.DiagLevel == ClangTidyError::Error &&
+        StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-")) {
+      StringRef ErrorFile = Error.Message.FilePath;
+      if (ErrorFile.empty())
+        ErrorFile = Error.BuildDirectory;
+      Files.push_back(ErrorFile.str());
+    }
+  return Files;
+}
+
+/// \p Path made absolute against the directory the unit was compiled in:
+/// a compilation database may name its files relative to its "directory",
+/// and the report is read from wherever xfer-tidy ran.
+std::string againstBuildDirectory(StringRef Path, StringRef BuildDirectory) {
+  if (Path.empty() || llvm::sys::path::is_absolute(Path) ||
+      BuildDirectory.empty())
+    return Path.str();
+  llvm::SmallString<256> Absolute(BuildDirectory);
+  llvm::sys::path::append(Absolute, Path);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/false);
+  return Absolute.str().str();
+}
+
+void makePathsAbsolute(ClangTidyError &Error) {
+  StringRef Build = Error.BuildDirectory;
+  auto Fix = [&](tooling::DiagnosticMessage &Message) {
+    Message.FilePath = againstBuildDirectory(Message.FilePath, Build);
+    for (tooling::FileByteRange &Range : Message.Ranges)
+      Range.FilePath = againstBuildDirectory(Range.FilePath, Build);
+    llvm::StringMap<tooling::Replacements> Fixes;
+    for (const auto &Entry : Message.Fix)
+      for (const tooling::Replacement &R : Entry.second) {
+        std::string File = againstBuildDirectory(R.getFilePath(), Build);
+        llvm::consumeError(Fixes[File].add(tooling::Replacement(
+            File, R.getOffset(), R.getLength(), R.getReplacementText())));
+      }
+    Message.Fix = std::move(Fixes);
+  };
+  Fix(Error.Message);
+  for (tooling::DiagnosticMessage &Note : Error.Notes)
+    Fix(Note);
+}
+
 /// Runs one translation unit with its own clang-tidy context (contexts are
 /// not thread-safe), or takes its result from the cache.
 RunResult runFile(const tooling::CompilationDatabase &Database,
@@ -381,6 +435,15 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   for (tooling::CompileCommand &Command : Commands)
     Command.CommandLine = Adjuster(Command.CommandLine, Command.Filename);
 
+  if (Commands.empty()) {
+    // ClangTool would print "Skipping" and succeed.
+    RunResult Skipped;
+    Skipped.FailedFiles.push_back(
+        File + ": not analysed: the compilation database has no command for "
+               "it");
+    return Skipped;
+  }
+
   XferTidyActionFactory Factory(Context, FS, Options.SkipFunctionBodies);
   // The checks enabled for the current directory (the context's file until
   // the run starts).
@@ -388,14 +451,7 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   // What is not stored in the cache: it follows from the diagnostics.
   auto Finish = [&](RunResult &Done) {
     Done.EnabledChecks = std::move(EnabledChecks);
-    for (const ClangTidyError &Error : Done.Diagnostics)
-      if (Error.DiagLevel == ClangTidyError::Error &&
-          StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-")) {
-        StringRef ErrorFile = Error.Message.FilePath;
-        if (ErrorFile.empty())
-          ErrorFile = Error.BuildDirectory;
-        Done.FilesWithErrors.push_back(ErrorFile.str());
-      }
+    Done.FilesWithErrors = filesWithCompilerErrors(Done.Diagnostics);
   };
 
   std::optional<ResultCache> Cache;
@@ -448,6 +504,8 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
     Tool.run(&Factory);
   }
   Result.Diagnostics = DiagConsumer.take();
+  for (ClangTidyError &Error : Result.Diagnostics)
+    makePathsAbsolute(Error);
   if (!UnitFacts.empty()) {
     std::error_code EC;
     for (llvm::sys::fs::directory_iterator It(UnitFacts, EC), End;
@@ -466,7 +524,176 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   return Result;
 }
 
+/// The last line \p Path holds that is not blank, if any.
+std::string lastLineOf(StringRef Path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return "";
+  SmallVector<StringRef> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  while (!Lines.empty() && Lines.back().trim().empty())
+    Lines.pop_back();
+  return Lines.empty() ? "" : Lines.back().trim().str();
+}
+
+/// Runs one translation unit in a worker process (RunOptions::WorkerCommand)
+/// and stops it after RunOptions::TimeoutPerFile seconds: a unit that hangs
+/// or crashes fails alone, with a reason, and the run goes on.
+RunResult runFileInWorker(const tooling::CompilationDatabase &Database,
+                          const std::string &File, const RunOptions &Options) {
+  RunResult Result;
+  auto Fail = [&](const Twine &Reason) {
+    Result.FailedFiles.push_back((File + ": " + Reason).str());
+    return std::move(Result);
+  };
+  // The command adjuster runs here as in a run without workers: it reports
+  // progress and collects the errors of nvcc commands for the run.
+  if (Options.CommandAdjuster) {
+    llvm::SmallString<256> AbsoluteFile(File);
+    llvm::sys::fs::make_absolute(AbsoluteFile);
+    for (const tooling::CompileCommand &Command :
+         Database.getCompileCommands(AbsoluteFile))
+      Options.CommandAdjuster(Command.CommandLine, Command.Filename);
+  }
+
+  llvm::SmallString<128> ResultPath, ErrorPath;
+  if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
+          "xfer-tidy-unit", "json", ResultPath))
+    return Fail("cannot create a temporary file: " + EC.message());
+  if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
+          "xfer-tidy-unit", "log", ErrorPath)) {
+    llvm::sys::fs::remove(ResultPath);
+    return Fail("cannot create a temporary file: " + EC.message());
+  }
+  // Interrupted runs leave neither behind.
+  llvm::sys::RemoveFileOnSignal(ResultPath);
+  llvm::sys::RemoveFileOnSignal(ErrorPath);
+  auto RemoveTemporaries = llvm::make_scope_exit([&] {
+    llvm::sys::fs::remove(ResultPath);
+    llvm::sys::fs::remove(ErrorPath);
+    llvm::sys::DontRemoveFileOnSignal(ResultPath);
+    llvm::sys::DontRemoveFileOnSignal(ErrorPath);
+  });
+
+  WorkerRequest Request;
+  Request.File = File;
+  Request.ResultPath = ResultPath.str().str();
+  Request.FactsDirectory = Options.FactsDirectory;
+  Request.DefaultHeaderFilter = Options.DefaultHeaderFilter;
+  for (const auto &[Key, Value] : Options.GlobalCheckOptions)
+    if (Key == "ProjectIndex")
+      Request.ProjectIndex = Value;
+  // Right after the program's name: the command may end in "-- <flags>".
+  std::vector<std::string> Arguments = Options.WorkerCommand;
+  std::vector<std::string> Extra = workerArguments(Request);
+  Arguments.insert(Arguments.begin() + 1, Extra.begin(), Extra.end());
+  std::vector<StringRef> ArgumentRefs(Arguments.begin(), Arguments.end());
+  std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(""),
+                                          StringRef(ErrorPath)};
+  std::string StartError;
+  llvm::sys::ProcessInfo Worker = llvm::sys::ExecuteNoWait(
+      Arguments.front(), ArgumentRefs, std::nullopt, Redirects,
+      /*MemoryLimit=*/0, &StartError);
+  if (Worker.Pid == llvm::sys::ProcessInfo::InvalidPid)
+    return Fail("cannot start the analysis: " + StartError);
+
+  // Polled, not waited for with a timeout: LLVM's timed wait uses the
+  // process-wide alarm, which parallel units would share.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point Deadline =
+      Clock::now() + std::chrono::seconds(Options.TimeoutPerFile);
+  std::string WaitError;
+  llvm::sys::ProcessInfo Ended;
+  for (;;) {
+    Ended = llvm::sys::Wait(Worker, /*SecondsToWait=*/0, &WaitError);
+    if (Ended.Pid != 0)
+      break;
+    if (Options.TimeoutPerFile && Clock::now() >= Deadline) {
+      ::kill(Worker.Pid, SIGKILL);
+      llvm::sys::Wait(Worker, std::nullopt);
+      return Fail(llvm::formatv("not analysed: it took longer than {0} s "
+                                "(--timeout-per-file)",
+                                Options.TimeoutPerFile));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (Ended.ReturnCode != 0) {
+    std::string Detail = lastLineOf(ErrorPath);
+    std::string How =
+        Ended.ReturnCode == -2
+            ? "the analysis crashed (" + WaitError + ")"
+            : llvm::formatv("the analysis failed (exit status {0})",
+                            Ended.ReturnCode)
+                  .str();
+    return Fail(How + (Detail.empty() ? "" : ": " + Detail));
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Written =
+      llvm::MemoryBuffer::getFile(ResultPath);
+  llvm::Expected<llvm::json::Value> Parsed =
+      Written ? llvm::json::parse((*Written)->getBuffer())
+              : llvm::Expected<llvm::json::Value>(
+                    llvm::errorCodeToError(Written.getError()));
+  if (!Parsed)
+    return Fail("the analysis left no readable result: " +
+                llvm::toString(Parsed.takeError()));
+  const llvm::json::Object *Root = Parsed->getAsObject();
+  const llvm::json::Value *Stored = Root ? Root->get("result") : nullptr;
+  if (!Stored)
+    return Fail("the analysis left no readable result");
+  llvm::Expected<RunResult> Read = resultFromJson(*Stored);
+  if (!Read)
+    return Fail("the analysis left no readable result: " +
+                llvm::toString(Read.takeError()));
+  Result = std::move(*Read);
+  if (const llvm::json::Array *Checks = Root->getArray("enabledChecks"))
+    for (const llvm::json::Value &Check : *Checks)
+      if (std::optional<StringRef> Name = Check.getAsString())
+        Result.EnabledChecks.push_back(Name->str());
+  if (const llvm::json::Array *Failed = Root->getArray("failedFiles"))
+    for (const llvm::json::Value &Failure : *Failed)
+      if (std::optional<StringRef> Message = Failure.getAsString())
+        Result.FailedFiles.push_back(Message->str());
+  Result.CacheHits = Root->getInteger("cacheHits").value_or(0);
+  Result.FilesWithErrors = filesWithCompilerErrors(Result.Diagnostics);
+  return Result;
+}
+
 } // namespace
+
+std::vector<std::string> workerArguments(const WorkerRequest &Request) {
+  std::vector<std::string> Arguments = {
+      std::string("--") + WorkerRequest::FileOption + "=" + Request.File,
+      std::string("--") + WorkerRequest::ResultOption + "=" +
+          Request.ResultPath};
+  Arguments.push_back(std::string("--") + WorkerRequest::HeaderFilterOption +
+                      "=" + Request.DefaultHeaderFilter);
+  if (!Request.FactsDirectory.empty())
+    Arguments.push_back(std::string("--") + WorkerRequest::FactsOption + "=" +
+                        Request.FactsDirectory);
+  if (!Request.ProjectIndex.empty())
+    Arguments.push_back(std::string("--") + WorkerRequest::IndexOption + "=" +
+                        Request.ProjectIndex);
+  return Arguments;
+}
+
+llvm::Error writeWorkerResult(StringRef Path, const RunResult &Result) {
+  llvm::json::Array Checks, Failed;
+  for (const std::string &Check : Result.EnabledChecks)
+    Checks.push_back(Check);
+  for (const std::string &Failure : Result.FailedFiles)
+    Failed.push_back(Failure);
+  llvm::json::Value Handed =
+      llvm::json::Object{{"result", resultToJson(Result)},
+                         {"enabledChecks", std::move(Checks)},
+                         {"failedFiles", std::move(Failed)},
+                         {"cacheHits", static_cast<int64_t>(Result.CacheHits)}};
+  return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+    OS << Handed;
+    return llvm::Error::success();
+  });
+}
 
 llvm::Expected<ClangTidyOptions> parseConfigOption(llvm::StringRef Text) {
   llvm::ErrorOr<ClangTidyOptions> Parsed =
@@ -541,13 +768,18 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
   // and regardless of --quiet (xfer-tidy reports progress itself).
   unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
   std::vector<RunResult> Partial(Files.size());
+  auto Run = [&](size_t I) {
+    Partial[I] = Options.WorkerCommand.empty()
+                     ? runFile(Database, Files[I], Options)
+                     : runFileInWorker(Database, Files[I], Options);
+  };
   if (Jobs <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Partial[I] = runFile(Database, Files[I], Options);
+      Run(I);
   } else {
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
     for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { Partial[I] = runFile(Database, Files[I], Options); });
+      Pool.async([&, I] { Run(I); });
     Pool.wait();
   }
 
@@ -575,6 +807,8 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
         Merged.Diagnostics.push_back(std::move(Error));
     for (std::string &File : Part.FilesWithErrors)
       Merged.FilesWithErrors.push_back(std::move(File));
+    for (std::string &Failure : Part.FailedFiles)
+      Merged.FailedFiles.push_back(std::move(Failure));
     if (Merged.EnabledChecks.empty())
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
     Merged.CostNotes.merge(std::move(Part.CostNotes));
@@ -583,10 +817,18 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
   return Merged;
 }
 
+RunOptions indexingOptions(const RunOptions &Options,
+                           StringRef FactsDirectory) {
+  RunOptions First = Options;
+  First.Checks = "-*,xferindex-project-facts";
+  First.FactsDirectory = FactsDirectory.str();
+  return First;
+}
+
 llvm::Error writeProjectIndex(const tooling::CompilationDatabase &Database,
                               const std::vector<std::string> &Files,
-                              const RunOptions &Options,
-                              std::string &IndexPath) {
+                              const RunOptions &Options, std::string &IndexPath,
+                              std::vector<std::string> *FailedFiles) {
   llvm::SmallString<128> FactsDirectory;
   if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(
           "xfer-tidy-facts", FactsDirectory))
@@ -596,10 +838,11 @@ llvm::Error writeProjectIndex(const tooling::CompilationDatabase &Database,
   auto RemoveFacts = llvm::make_scope_exit(
       [&] { llvm::sys::fs::remove_directories(FactsDirectory); });
 
-  RunOptions First = Options;
-  First.Checks = "-*,xferindex-project-facts";
-  First.FactsDirectory = FactsDirectory.str().str();
-  runChecks(Database, Files, First); // errors are reported by the real run
+  // Compiler errors are reported by the second pass.
+  RunResult First =
+      runChecks(Database, Files, indexingOptions(Options, FactsDirectory));
+  if (FailedFiles)
+    llvm::append_range(*FailedFiles, First.FailedFiles);
 
   // Merged in the order of their paths: the same facts give the same index,
   // whose contents the result cache's keys hash.
@@ -631,6 +874,7 @@ llvm::Error writeProjectIndex(const tooling::CompilationDatabase &Database,
                                              "index: %s",
                                      TempEC.message().c_str());
     IndexPath = Temporary.str().str();
+    llvm::sys::RemoveFileOnSignal(IndexPath); // an interrupted run's
   }
   return llvm::writeToOutput(IndexPath, [&](llvm::raw_ostream &OS) {
     OS << Merged.toJSON();

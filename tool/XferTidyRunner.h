@@ -64,6 +64,14 @@ struct RunOptions {
   /// The first pass (writeProjectIndex): each unit's facts are written to a
   /// subdirectory of this one by the xferindex-project-facts check.
   std::string FactsDirectory;
+  /// When not empty, each translation unit is analysed in a process of its
+  /// own, started with this command line and the worker options
+  /// (workerArguments), so that a unit that takes too long or crashes fails
+  /// alone. The command must configure the run as this one is configured.
+  std::vector<std::string> WorkerCommand;
+  /// With WorkerCommand: seconds after which a unit's process is stopped
+  /// (0: no limit).
+  unsigned TimeoutPerFile = 0;
 };
 
 /// What one run produced.
@@ -82,7 +90,35 @@ struct RunResult {
   /// The first pass: the files of facts written for the unit (name,
   /// contents), kept in the cache with its result.
   std::vector<std::pair<std::string, std::string>> Facts;
+  /// Translation units that could not be analysed at all (stopped by
+  /// --timeout-per-file, crashed): "<file>: <reason>".
+  std::vector<std::string> FailedFiles;
 };
+
+/// The options that make a worker process of a run analyse one unit
+/// (RunOptions::WorkerCommand): the unit, where the worker writes its
+/// result (writeWorkerResult), and the first pass's facts directory and
+/// the project index when the run has them.
+struct WorkerRequest {
+  /// The hidden options that carry the fields below.
+  static constexpr const char *FileOption = "worker-unit";
+  static constexpr const char *ResultOption = "worker-result";
+  static constexpr const char *FactsOption = "worker-facts";
+  static constexpr const char *IndexOption = "worker-index";
+  /// Carries the run's RunOptions::DefaultHeaderFilter, which depends on
+  /// all of its files.
+  static constexpr const char *HeaderFilterOption = "worker-header-filter";
+
+  std::string File;
+  std::string ResultPath;
+  std::string FactsDirectory;
+  std::string ProjectIndex;
+  std::string DefaultHeaderFilter;
+};
+std::vector<std::string> workerArguments(const WorkerRequest &Request);
+
+/// Writes what a worker process hands back to the run that started it.
+llvm::Error writeWorkerResult(llvm::StringRef Path, const RunResult &Result);
 
 /// Parses the text of --config (YAML or JSON, as clang-tidy's --config),
 /// once, before anything runs; the error reads "invalid --config: ...".
@@ -126,9 +162,18 @@ RunResult runChecks(const clang::tooling::CompilationDatabase &Database,
 /// (see checks/analysis/ProjectFacts.h) with the same commands and options,
 /// merges them and writes the project index to \p IndexPath (a new
 /// temporary file when empty; set on return).
-llvm::Error writeProjectIndex(const clang::tooling::CompilationDatabase &Database,
-                              const std::vector<std::string> &Files,
-                              const RunOptions &Options, std::string &IndexPath);
+/// The units the first pass could not analyse (RunResult::FailedFiles) are
+/// added to \p FailedFiles when given.
+llvm::Error
+writeProjectIndex(const clang::tooling::CompilationDatabase &Database,
+                  const std::vector<std::string> &Files,
+                  const RunOptions &Options, std::string &IndexPath,
+                  std::vector<std::string> *FailedFiles = nullptr);
+
+/// \p Options as the first pass runs them: only the facts check, writing
+/// into \p FactsDirectory.
+RunOptions indexingOptions(const RunOptions &Options,
+                           llvm::StringRef FactsDirectory);
 
 } // namespace xfer
 
