@@ -354,7 +354,9 @@ Expected<std::string> runGit(ArrayRef<StringRef> Args) {
           sys::fs::createTemporaryFile("xfer-tidy-git", "txt", OutPath))
     return createStringError(EC, "cannot create a temporary file");
   auto Remove = make_scope_exit([&] { sys::fs::remove(OutPath); });
-  std::vector<StringRef> Argv{*Git};
+  // The analysed repository's configuration must not run programs: an
+  // fsmonitor hook or a textconv filter would (--diff only reads the diff).
+  std::vector<StringRef> Argv{*Git, "-c", "core.fsmonitor=false"};
   Argv.insert(Argv.end(), Args.begin(), Args.end());
   std::optional<StringRef> Redirects[] = {std::nullopt, OutPath.str(),
                                           std::nullopt};
@@ -827,7 +829,7 @@ int main(int argc, const char **argv) {
       return inputError("--diff: " + toString(TopLevel.takeError()));
     Expected<std::string> Diff =
         runGit({"-c", "core.quotePath=false", "diff", "-U0", "--no-color",
-                "--no-ext-diff", DiffRevision, "--"});
+                "--no-ext-diff", "--no-textconv", DiffRevision, "--"});
     if (!Diff)
       return inputError("--diff=" + DiffRevision + ": " +
                         toString(Diff.takeError()));
