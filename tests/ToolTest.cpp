@@ -1167,73 +1167,81 @@ TEST_F(ToolTest, WorkerProcessesGiveTheSameReport) {
 TEST_F(ToolTest, TerminatedRunLeavesNoPartialFiles) {
   std::string Slow = write("slow.cpp", SlowSource);
   std::string Hazard = write("hazard.cpp", HazardSource);
-  std::string Cache = Dir.str().str() + "/cache";
-  std::string Report = Dir.str().str() + "/report.json";
-  std::vector<std::string> Args{Tool,
-                                "--cache-dir=" + Cache,
-                                "--timeout-per-file=600",
-                                "--no-index",
-                                "-j",
-                                "2",
-                                "--format=json",
-                                "--output=" + Report,
-                                Slow,
-                                Hazard,
-                                "--",
-                                "-isystem",
-                                StubInclude,
-                                "-fconstexpr-steps=2147483647"};
-  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Quiet[] = {std::nullopt, llvm::StringRef(""),
-                                            llvm::StringRef("")};
-  llvm::sys::ProcessInfo Running =
-      llvm::sys::ExecuteNoWait(Tool, Argv, std::nullopt, Quiet);
-  ASSERT_NE(llvm::sys::ProcessInfo::InvalidPid, Running.Pid);
-  // Until the hazard's result is in the cache; the slow unit still runs.
-  auto CacheEntries = [&] {
-    unsigned Count = 0;
+  for (int Signal : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(Signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    std::string Cache =
+        Dir.str().str() + "/cache" + (Signal == SIGTERM ? "-term" : "-int");
+    std::string Report = Dir.str().str() + "/report.json";
+    std::vector<std::string> Args{Tool,
+                                  "--cache-dir=" + Cache,
+                                  "--timeout-per-file=600",
+                                  "--no-index",
+                                  "-j",
+                                  "2",
+                                  "--format=json",
+                                  "--output=" + Report,
+                                  Slow,
+                                  Hazard,
+                                  "--",
+                                  "-isystem",
+                                  StubInclude,
+                                  "-fconstexpr-steps=2147483647"};
+    std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+    std::optional<llvm::StringRef> Quiet[] = {std::nullopt, llvm::StringRef(""),
+                                              llvm::StringRef("")};
+    llvm::sys::ProcessInfo Running =
+        llvm::sys::ExecuteNoWait(Tool, Argv, std::nullopt, Quiet);
+    ASSERT_NE(llvm::sys::ProcessInfo::InvalidPid, Running.Pid);
+    // Until the hazard's result is in the cache; the slow unit still runs.
+    auto CacheEntries = [&] {
+      unsigned Count = 0;
+      std::error_code EC;
+      for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
+           It != End && !EC; It.increment(EC))
+        // An entry's name is its key; one being written has a suffix.
+        Count += It->type() == llvm::sys::fs::file_type::regular_file &&
+                 llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG" &&
+                 !llvm::sys::path::filename(It->path()).contains('.');
+      return Count;
+    };
+    for (int Waited = 0; Waited < 600 && CacheEntries() < 1; ++Waited)
+      ::usleep(100 * 1000);
+    ASSERT_EQ(1u, CacheEntries());
+    ::kill(Running.Pid, Signal);
+    llvm::sys::ProcessInfo Ended = llvm::sys::Wait(Running, std::nullopt);
+    EXPECT_NE(0, Ended.ReturnCode);
+
+    EXPECT_FALSE(llvm::sys::fs::exists(Report));
     std::error_code EC;
-    for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
-         It != End && !EC; It.increment(EC))
-      Count += It->type() == llvm::sys::fs::file_type::regular_file &&
-               llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG";
-    return Count;
-  };
-  for (int Waited = 0; Waited < 600 && CacheEntries() < 1; ++Waited)
-    ::usleep(100 * 1000);
-  ASSERT_EQ(1u, CacheEntries());
-  ::kill(Running.Pid, SIGTERM);
-  llvm::sys::ProcessInfo Ended = llvm::sys::Wait(Running, std::nullopt);
-  EXPECT_NE(0, Ended.ReturnCode);
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC))
+      EXPECT_TRUE(
+          It->path() == Slow || It->path() == Hazard ||
+          llvm::StringRef(It->path()).starts_with(Dir.str().str() + "/cache"))
+          << It->path();
+    // The workers ended with the run.
+    for (int Waited = 0; Waited < 50; ++Waited) {
+      RunOutcome Left =
+          run("/bin/sh",
+              {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"});
+      if (Left.Out.empty())
+        break;
+      ::usleep(100 * 1000);
+    }
+    EXPECT_EQ("", run("/bin/sh", {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow +
+                                            "' || true"})
+                      .Out);
 
-  EXPECT_FALSE(llvm::sys::fs::exists(Report));
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    EXPECT_TRUE(llvm::is_contained(
-        std::vector<std::string>{Slow, Hazard, Cache}, It->path()))
-        << It->path();
-  // The workers ended with the run.
-  for (int Waited = 0; Waited < 50; ++Waited) {
-    RunOutcome Left = run(
-        "/bin/sh", {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"});
-    if (Left.Out.empty())
-      break;
-    ::usleep(100 * 1000);
+    RunOutcome Again =
+        run(Tool, {"--cache-dir=" + Cache, Hazard, "--", "-isystem",
+                   StubInclude, "-fconstexpr-steps=2147483647"});
+    EXPECT_EQ(1, Again.Status) << Again.Err;
+    EXPECT_NE(std::string::npos, Again.Err.find("(1 from the cache)"))
+        << Again.Err;
+    EXPECT_EQ(Hazard + CopyWarning, warningText(Again.Out).substr(
+                                        0, Hazard.size() + strlen(CopyWarning)))
+        << Again.Out;
   }
-  EXPECT_EQ("", run("/bin/sh",
-                    {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"})
-                    .Out);
-
-  RunOutcome Again =
-      run(Tool, {"--cache-dir=" + Cache, Hazard, "--", "-isystem", StubInclude,
-                 "-fconstexpr-steps=2147483647"});
-  EXPECT_EQ(1, Again.Status) << Again.Err;
-  EXPECT_NE(std::string::npos, Again.Err.find("(1 from the cache)"))
-      << Again.Err;
-  EXPECT_EQ(Hazard + CopyWarning, warningText(Again.Out).substr(
-                                      0, Hazard.size() + strlen(CopyWarning)))
-      << Again.Out;
 }
 
 TEST_F(ToolTest, JsonReport) {
@@ -1479,6 +1487,21 @@ TEST_F(ToolTest, MalformedCostModelIsAnInputErrorNamingTheField) {
                             StubInclude});
   EXPECT_EQ(2, R.Status);
   EXPECT_NE(std::string::npos, R.Err.find("costs.json: patterns.torch.item"))
+      << R.Err;
+  EXPECT_EQ("", R.Out);
+}
+
+// A model written by a later xfer-bench is refused, not half-understood.
+TEST_F(ToolTest, FutureCostModelVersionIsAnInputError) {
+  std::string File = write("hazard.cpp", HazardSource);
+  std::string Model = write("costs.json", R"({"schema_version": 2,
+    "provenance": {"device": "x"}, "patterns": {}})");
+  RunOutcome R =
+      run(Tool, {"--cost-model=" + Model, File, "--", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find(Model + ": schema_version: unsupported version 2 "
+                               "(this build reads version 1)"))
       << R.Err;
   EXPECT_EQ("", R.Out);
 }
