@@ -498,6 +498,44 @@ TEST_F(ToolTest, NoCheckEnabledIsAnError) {
   }
 }
 
+TEST_F(ToolTest, DumpConfigPrintsTheEffectiveConfiguration) {
+  write(".clang-tidy", "CheckOptions:\n"
+                       "  xfer-sync-in-loop.MinFrequencyPercent: 5\n");
+  std::string File = write("train.cpp", CleanSource);
+  RunOutcome R =
+      run(Tool, {"--dump-config", "--checks=-xfer-copy-in-loop", File, "--"});
+  EXPECT_EQ(0, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find("Checks:          "
+                                          "'-*,xfer-*,-xfer-copy-in-loop'"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("  xfer-sync-in-loop.MinFrequencyPercent: '5'\n"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("  xfer-launch-bound-loop.MinLaunchesPerIteration: "
+                       "'8'\n"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("xfer-copy-in-loop.")) << R.Out;
+}
+
+TEST_F(ToolTest, VerifyConfig) {
+  write(".clang-tidy", "Checks: '-xfer-copy-in-loop'\n");
+  std::string File = write("train.cpp", CleanSource);
+  RunOutcome Good = run(Tool, {"--verify-config", File, "--"});
+  EXPECT_EQ(0, Good.Status) << Good.Err;
+  EXPECT_EQ("No config errors detected.\n", Good.Out);
+
+  write(".clang-tidy", "CheckOptions:\n"
+                       "  xfer-sync-in-loop.MinFrequencyPercent: often\n");
+  RunOutcome Bad = run(Tool, {"--verify-config", File, "--"});
+  EXPECT_EQ(2, Bad.Status);
+  EXPECT_EQ("", Bad.Out);
+  EXPECT_NE(std::string::npos,
+            Bad.Err.find("invalid configuration value 'often' for option "
+                         "'xfer-sync-in-loop.MinFrequencyPercent'"))
+      << Bad.Err;
+}
+
 TEST_F(ToolTest, EmptyCompilationDatabase) {
   write("compile_commands.json", "[]");
   RunOutcome R = run(Tool, {"-p", Dir.str().str()});

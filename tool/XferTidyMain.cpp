@@ -217,6 +217,19 @@ cl::opt<bool> InstallGitHook(
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List the enabled checks and exit"),
                          cl::cat(XferCategory));
+cl::opt<bool> DumpConfig(
+    "dump-config",
+    cl::desc("Print the configuration the first source (or the current "
+             "directory) is analysed with, as YAML, with every enabled "
+             "check's options and their values, and exit (as clang-tidy's)"),
+    cl::cat(XferCategory));
+cl::opt<bool> VerifyConfig(
+    "verify-config",
+    cl::desc("Check the configuration (.clang-tidy files, --config, --checks) "
+             "for globs that match no check, unknown option keys and values "
+             "a check cannot use, and exit: 0 if it has no errors, 2 if it "
+             "has (as clang-tidy's, which exits 1)"),
+    cl::cat(XferCategory));
 cl::opt<bool> Quiet(
     "quiet",
     cl::desc("Print nothing on stderr but errors and warnings: no progress "
@@ -751,6 +764,30 @@ int main(int argc, const char **argv) {
   Options.Jobs = Jobs ? Jobs.getValue()
                       : llvm::hardware_concurrency().compute_thread_count();
 
+  if (VerifyConfig) {
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    if (!checkConfiguration(*Provider, {configurationProbe()}))
+      return InputError;
+    outs() << "No config errors detected.\n";
+    return NoFindings;
+  }
+  if (DumpConfig) {
+    std::string Probe = configurationProbe();
+    Options.DefaultHeaderFilter = xfer::projectHeaderFilter({Probe});
+    std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
+        xfer::createOptionsProvider(Options);
+    if (!checkConfiguration(*Provider, {Probe}))
+      return InputError;
+    tidy::ClangTidyOptions Effective = Provider->getOptions(Probe);
+    // Every enabled check's options with the values it would use, as
+    // clang-tidy prints them.
+    Effective.CheckOptions = tidy::getCheckOptions(Effective, false);
+    outs() << tidy::configurationAsText(
+                  tidy::ClangTidyOptions::getDefaults().merge(Effective, 0))
+           << '\n';
+    return NoFindings;
+  }
   if (ListChecks) {
     std::unique_ptr<tidy::ClangTidyOptionsProvider> Provider =
         xfer::createOptionsProvider(Options);
