@@ -990,6 +990,32 @@ TEST_F(ToolTest, InstalledToolFindsItsFiles) {
   EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out << R.Err;
 }
 
+// The README's CMake recipe: clang-tidy-19 with the installed plugin as
+// CMAKE_CXX_CLANG_TIDY reports the hazard while the project builds.
+TEST_F(ToolTest, CMakeRecipeRunsThePluginDuringTheBuild) {
+  std::string Prefix = Dir.str().str() + "/prefix";
+  RunOutcome R =
+      run(XFER_CMAKE, {"--install", XFER_BINARY_DIR, "--prefix", Prefix});
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+  std::string Source = write("hazard.cpp", HazardSource);
+  write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\n"
+                          "project(demo LANGUAGES CXX)\n"
+                          "add_library(demo STATIC hazard.cpp)\n"
+                          "target_include_directories(demo SYSTEM PRIVATE " +
+                              StubInclude + ")\n");
+  std::string Build = Dir.str().str() + "/build";
+  R = run(XFER_CMAKE,
+          {"-S", Dir.str().str(), "-B", Build, "-G", XFER_CMAKE_GENERATOR,
+           "-DCMAKE_CXX_COMPILER=" XFER_CXX_COMPILER,
+           std::string("-DCMAKE_CXX_CLANG_TIDY=") + XFER_CLANG_TIDY +
+               ";--load=" + Prefix + "/lib/libXferTidy.so;--checks=-*,xfer-*"});
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+  R = run(XFER_CMAKE, {"--build", Build});
+  EXPECT_EQ(0, R.Status) << R.Out << R.Err;
+  EXPECT_NE(std::string::npos, (R.Out + R.Err).find(Source + CopyWarning))
+      << R.Out << R.Err;
+}
+
 TEST_F(ToolTest, MissingSourceIsAnInputError) {
   RunOutcome R = run(Tool, {Dir.str().str() + "/absent.cpp", "--"});
   EXPECT_EQ(2, R.Status);
