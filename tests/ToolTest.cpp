@@ -1074,7 +1074,7 @@ TEST_F(ToolTest, UnparsableSourceStillGetsFindingsAndStatusTwo) {
       << R.Out;
   EXPECT_NE(std::string::npos,
             R.Err.find("broken.cpp: compiler errors; findings may be "
-                       "incomplete"))
+                       "incomplete (first: 6:14: expected expression)"))
       << R.Err;
 }
 

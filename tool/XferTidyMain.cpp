@@ -1100,11 +1100,23 @@ int main(int argc, const char **argv) {
   for (std::string &Message : CudaErrors->takeMessages())
     RunErrors.push_back(std::move(Message));
   {
+    // Each file once, with its first error: the reason, where a long list
+    // of files that did not parse (a missing generated header) is read.
+    StringMap<std::string> FirstError;
+    for (const xfer::Finding &F : Findings)
+      if (F.CheckName == "clang-diagnostic-error")
+        FirstError.try_emplace(
+            F.Where.File,
+            formatv("{0}:{1}: {2}", F.Where.Line, F.Where.Column, F.Message));
     StringSet<> Reported;
     for (const std::string &File : Result.FilesWithErrors)
-      if (Reported.insert(File).second)
-        RunErrors.push_back(File +
-                            ": compiler errors; findings may be incomplete");
+      if (Reported.insert(File).second) {
+        auto First = FirstError.find(File);
+        RunErrors.push_back(
+            File + ": compiler errors; findings may be incomplete" +
+            (First == FirstError.end() ? ""
+                                       : " (first: " + First->second + ")"));
+      }
   }
 
   Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
