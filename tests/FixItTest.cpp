@@ -70,7 +70,7 @@ protected:
       Options.Config = std::move(*Parsed);
     Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
     RunResult Result = runChecks(Database, {std::string(Path)}, Options);
-    EXPECT_TRUE(Result.FilesWithErrors.empty());
+    EXPECT_TRUE(Result.UnitsWithErrors.empty());
 
     FixOutcome Outcome;
     clang::tooling::Replacements All;

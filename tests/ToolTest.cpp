@@ -1308,6 +1308,20 @@ TEST_F(ToolTest, TerminatedRunLeavesNoPartialFiles) {
   }
 }
 
+// The unit is what could not be analysed; the header holds the reason.
+TEST_F(ToolTest, ErrorInAHeaderNamesTheUnitAndTheHeader) {
+  std::string Header = write("config.h", "#pragma once\nint broken = ;\n");
+  std::string File = write("main.cpp", "#include \"config.h\"\nint x;\n");
+  RunOutcome R = run(Tool, {File, "--"});
+  EXPECT_EQ(2, R.Status);
+  EXPECT_NE(std::string::npos,
+            R.Err.find("error: " + File +
+                       ": compiler errors; findings may be incomplete "
+                       "(first: " +
+                       Header + ":2:14: expected expression)"))
+      << R.Err;
+}
+
 TEST_F(ToolTest, JsonReport) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--format=json", File, "--", "-isystem", StubInclude});

@@ -58,7 +58,7 @@ using FileHashes = std::map<std::string, std::string>;
 
 /// The translation unit's result as stored: diagnostics with their notes,
 /// fixes and ranges, and the cost notes' figures. Run-level fields
-/// (EnabledChecks, FilesWithErrors, CacheHits) are not stored.
+/// (EnabledChecks, UnitsWithErrors, CacheHits) are not stored.
 llvm::json::Value resultToJson(const RunResult &Result);
 llvm::Expected<RunResult> resultFromJson(const llvm::json::Value &Stored);
 

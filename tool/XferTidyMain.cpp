@@ -1099,25 +1099,8 @@ int main(int argc, const char **argv) {
     RunErrors.push_back("configuration: " + Message);
   for (std::string &Message : CudaErrors->takeMessages())
     RunErrors.push_back(std::move(Message));
-  {
-    // Each file once, with its first error: the reason, where a long list
-    // of files that did not parse (a missing generated header) is read.
-    StringMap<std::string> FirstError;
-    for (const xfer::Finding &F : Findings)
-      if (F.CheckName == "clang-diagnostic-error")
-        FirstError.try_emplace(
-            F.Where.File,
-            formatv("{0}:{1}: {2}", F.Where.Line, F.Where.Column, F.Message));
-    StringSet<> Reported;
-    for (const std::string &File : Result.FilesWithErrors)
-      if (Reported.insert(File).second) {
-        auto First = FirstError.find(File);
-        RunErrors.push_back(
-            File + ": compiler errors; findings may be incomplete" +
-            (First == FirstError.end() ? ""
-                                       : " (first: " + First->second + ")"));
-      }
-  }
+  for (std::string &Message : Result.UnitsWithErrors)
+    RunErrors.push_back(std::move(Message));
 
   Error WriteError = writeReport(OutputFile, [&](raw_ostream &OS) {
     switch (Format) {

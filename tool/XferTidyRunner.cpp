@@ -304,19 +304,40 @@ makeOptionsProvider(const RunOptions &Options,
   return std::make_unique<FileOptionsProvider>(Global, Defaults, Override, FS);
 }
 
-/// The files of \p Diagnostics' compiler errors.
+/// "<unit>: compiler errors; ... (first: <where>: <message>)" when \p Unit's
+/// \p Diagnostics have compiler errors: the unit, not the header the error
+/// is in, is what could not be analysed, and its first error is the reason
+/// (a missing generated header).
 std::vector<std::string>
-filesWithCompilerErrors(const std::vector<ClangTidyError> &Diagnostics) {
-  std::vector<std::string> Files;
-  for (const ClangTidyError &Error : Diagnostics)
-    if (Error.DiagLevel == ClangTidyError::Error &&
-        StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-")) {
-      StringRef ErrorFile = Error.Message.FilePath;
-      if (ErrorFile.empty())
-        ErrorFile = Error.BuildDirectory;
-      Files.push_back(ErrorFile.str());
+unitErrors(StringRef Unit, const std::vector<ClangTidyError> &Diagnostics) {
+  for (const ClangTidyError &Error : Diagnostics) {
+    if (Error.DiagLevel != ClangTidyError::Error ||
+        !StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-"))
+      continue;
+    std::string Where;
+    StringRef ErrorFile = Error.Message.FilePath;
+    if (!ErrorFile.empty()) {
+      unsigned Line = 1, Column = 1;
+      if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+              llvm::MemoryBuffer::getFile(ErrorFile)) {
+        StringRef Before =
+            (*Text)->getBuffer().take_front(Error.Message.FileOffset);
+        Line += Before.count('\n');
+        Column += Before.size() - (Before.rfind('\n') + 1);
+      }
+      llvm::SmallString<256> AbsoluteUnit(Unit);
+      llvm::sys::fs::make_absolute(AbsoluteUnit);
+      Where =
+          llvm::formatv("{0}{1}:{2}: ",
+                        ErrorFile == AbsoluteUnit.str() ? std::string()
+                                                        : ErrorFile.str() + ":",
+                        Line, Column);
     }
-  return Files;
+    return {(Unit + ": compiler errors; findings may be incomplete (first: " +
+             Where + Error.Message.Message + ")")
+                .str()};
+  }
+  return {};
 }
 
 /// \p Path made absolute against the directory the unit was compiled in:
@@ -451,7 +472,7 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   // What is not stored in the cache: it follows from the diagnostics.
   auto Finish = [&](RunResult &Done) {
     Done.EnabledChecks = std::move(EnabledChecks);
-    Done.FilesWithErrors = filesWithCompilerErrors(Done.Diagnostics);
+    Done.UnitsWithErrors = unitErrors(File, Done.Diagnostics);
   };
 
   std::optional<ResultCache> Cache;
@@ -519,7 +540,7 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   Finish(Result);
   // A unit with compiler errors is not stored: a header it did not find is
   // not among the files it read, and may appear.
-  if (Cache && !FilesRead.empty() && Result.FilesWithErrors.empty())
+  if (Cache && !FilesRead.empty() && Result.UnitsWithErrors.empty())
     Cache->store(Key, Result, FilesRead);
   return Result;
 }
@@ -656,7 +677,7 @@ RunResult runFileInWorker(const tooling::CompilationDatabase &Database,
       if (std::optional<StringRef> Message = Failure.getAsString())
         Result.FailedFiles.push_back(Message->str());
   Result.CacheHits = Root->getInteger("cacheHits").value_or(0);
-  Result.FilesWithErrors = filesWithCompilerErrors(Result.Diagnostics);
+  Result.UnitsWithErrors = unitErrors(File, Result.Diagnostics);
   return Result;
 }
 
@@ -805,8 +826,8 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
                        Error.Message.FileOffset, Error.Message.Message)
               .second)
         Merged.Diagnostics.push_back(std::move(Error));
-    for (std::string &File : Part.FilesWithErrors)
-      Merged.FilesWithErrors.push_back(std::move(File));
+    for (std::string &Message : Part.UnitsWithErrors)
+      Merged.UnitsWithErrors.push_back(std::move(Message));
     for (std::string &Failure : Part.FailedFiles)
       Merged.FailedFiles.push_back(std::move(Failure));
     if (Merged.EnabledChecks.empty())

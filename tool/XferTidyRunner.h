@@ -79,8 +79,10 @@ struct RunResult {
   /// Check findings and compiler diagnostics, as clang-tidy reports them
   /// (NOLINT and check filters already applied).
   std::vector<clang::tidy::ClangTidyError> Diagnostics;
-  /// Files whose translation unit had compiler errors.
-  std::vector<std::string> FilesWithErrors;
+  /// The translation units that had compiler errors, each with its first
+  /// error: "<file>: compiler errors; findings may be incomplete (first:
+  /// <where>: <message>)".
+  std::vector<std::string> UnitsWithErrors;
   /// Names of the checks that were enabled.
   std::vector<std::string> EnabledChecks;
   /// The figures of the cost notes among the diagnostics' notes.
