@@ -15,9 +15,12 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unistd.h>
@@ -1271,6 +1274,22 @@ TEST_F(ToolTest, TerminatedRunLeavesNoPartialFiles) {
     for (int Waited = 0; Waited < 600 && CacheEntries() < 1; ++Waited)
       ::usleep(100 * 1000);
     ASSERT_EQ(1u, CacheEntries());
+    // Processes whose command line names the slow unit as a worker's.
+    auto WorkersLeft = [&] {
+      unsigned Count = 0;
+      std::error_code EC;
+      for (llvm::sys::fs::directory_iterator It("/proc", EC), End;
+           It != End && !EC; It.increment(EC)) {
+        // A stream, not a MemoryBuffer: /proc's files report size 0.
+        std::ifstream Stream(It->path() + "/cmdline");
+        std::string CommandLine((std::istreambuf_iterator<char>(Stream)),
+                                std::istreambuf_iterator<char>());
+        std::replace(CommandLine.begin(), CommandLine.end(), '\0', ' ');
+        Count += CommandLine.find("--worker-unit=" + Slow) != std::string::npos;
+      }
+      return Count;
+    };
+    ASSERT_EQ(1u, WorkersLeft()); // what the signal must end
     ::kill(Running.Pid, Signal);
     llvm::sys::ProcessInfo Ended = llvm::sys::Wait(Running, std::nullopt);
     EXPECT_NE(0, Ended.ReturnCode);
@@ -1284,17 +1303,9 @@ TEST_F(ToolTest, TerminatedRunLeavesNoPartialFiles) {
           llvm::StringRef(It->path()).starts_with(Dir.str().str() + "/cache"))
           << It->path();
     // The workers ended with the run.
-    for (int Waited = 0; Waited < 50; ++Waited) {
-      RunOutcome Left =
-          run("/bin/sh",
-              {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow + "' || true"});
-      if (Left.Out.empty())
-        break;
+    for (int Waited = 0; Waited < 50 && WorkersLeft(); ++Waited)
       ::usleep(100 * 1000);
-    }
-    EXPECT_EQ("", run("/bin/sh", {"-c", "pgrep -f -- '[-]-worker-unit=" + Slow +
-                                            "' || true"})
-                      .Out);
+    EXPECT_EQ(0u, WorkersLeft());
 
     RunOutcome Again =
         run(Tool, {"--cache-dir=" + Cache, Hazard, "--", "-isystem",
