@@ -22,7 +22,7 @@ START=$(date +%s.%N)
   "${FILES[@]}" "$@" > "$OUT.stdout" 2> "$OUT.stderr" &
 TIMER=$!
 sleep 0.5
-PID=$(pgrep -P "$TIMER" -x xfer-tidy || true)
+PID=$(pgrep -P "$TIMER" | head -1 || true)
 : > "$OUT.rss"
 while kill -0 "$TIMER" 2> /dev/null; do
   RSS=$(awk '/VmRSS/{print $2}' "/proc/$PID/status" 2> /dev/null || true)
@@ -43,7 +43,7 @@ reasons = collections.Counter()
 for _, message in failed:
     missing = re.match(r"'(.*)' file not found", message)
     reasons['missing header: ' + missing.group(1) if missing else message[:80]] += 1
-samples = [int(line.split()[1]) for line in open(out + '.rss')]
+samples = [int(line.split()[1]) for line in open(out + '.rss')] or [0]
 quarter = max(1, len(samples) // 4)
 peak = [l.split(':', 1)[1].strip() for l in err.splitlines() if 'Maximum resident' in l]
 print(f'units {units}, exit status {status}, wall {seconds / 60:.1f} min '
