@@ -252,6 +252,8 @@ cl::opt<std::string> WorkerFacts(StringRef(xfer::WorkerRequest::FactsOption),
                                  cl::Hidden, cl::cat(XferCategory));
 cl::opt<std::string> WorkerIndex(StringRef(xfer::WorkerRequest::IndexOption),
                                  cl::Hidden, cl::cat(XferCategory));
+cl::opt<std::string> WorkerParent(StringRef(xfer::WorkerRequest::ParentOption),
+                                  cl::Hidden, cl::cat(XferCategory));
 cl::opt<std::string>
     WorkerHeaderFilter(StringRef(xfer::WorkerRequest::HeaderFilterOption),
                        cl::Hidden, cl::cat(XferCategory));
@@ -633,14 +635,6 @@ loadCompilationDatabase(StringRef Path, std::string &Error) {
 int runWorker(const tooling::CompilationDatabase &Database,
               xfer::RunOptions Options,
               tooling::ArgumentsAdjuster CudaAdjuster) {
-#ifdef __linux__
-  // A worker ends with its run, even when the run is killed (SIGTERM from a
-  // CI runner): nothing else would stop a unit that takes too long.
-  pid_t Run = ::getppid();
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != Run)
-    return InputError;
-#endif
   // The run that started this one reports progress and command errors.
   Options.CommandAdjuster = std::move(CudaAdjuster);
   Options.Jobs = 1;
@@ -657,7 +651,30 @@ int runWorker(const tooling::CompilationDatabase &Database,
 
 } // namespace
 
+/// A worker ends with its run, even when the run is killed (SIGTERM from a
+/// CI runner): nothing else would stop a unit that takes too long. Done
+/// first, before any work; a worker whose run already ended exits.
+bool workerOfAnEndedRun(int argc, const char **argv) {
+#ifdef __linux__
+  std::string Prefix =
+      std::string("--") + xfer::WorkerRequest::ParentOption + "=";
+  for (int I = 1; I < argc; ++I) {
+    StringRef Arg(argv[I]);
+    if (Arg == "--")
+      break;
+    long long Run = 0;
+    if (Arg.consume_front(Prefix) && !Arg.getAsInteger(10, Run)) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      return ::getppid() != static_cast<pid_t>(Run);
+    }
+  }
+#endif
+  return false;
+}
+
 int main(int argc, const char **argv) {
+  if (workerOfAnEndedRun(argc, argv))
+    return InputError;
   InitLLVM Init(argc, argv);
   // --color=auto|always|never replaces LLVM's boolean --color.
   initWithColorOptions();

@@ -23,6 +23,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/Signals.h"
@@ -688,6 +689,8 @@ std::vector<std::string> workerArguments(const WorkerRequest &Request) {
       std::string("--") + WorkerRequest::FileOption + "=" + Request.File,
       std::string("--") + WorkerRequest::ResultOption + "=" +
           Request.ResultPath};
+  Arguments.push_back(std::string("--") + WorkerRequest::ParentOption + "=" +
+                      std::to_string(llvm::sys::Process::getProcessId()));
   Arguments.push_back(std::string("--") + WorkerRequest::HeaderFilterOption +
                       "=" + Request.DefaultHeaderFilter);
   if (!Request.FactsDirectory.empty())

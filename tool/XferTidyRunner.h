@@ -110,6 +110,9 @@ struct WorkerRequest {
   /// Carries the run's RunOptions::DefaultHeaderFilter, which depends on
   /// all of its files.
   static constexpr const char *HeaderFilterOption = "worker-header-filter";
+  /// The run's process id: a worker whose parent is no longer that process
+  /// (the run ended before the worker started) exits at once.
+  static constexpr const char *ParentOption = "worker-parent";
 
   std::string File;
   std::string ResultPath;
