@@ -3,8 +3,8 @@
 #include "CopyInLoopCheck.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 namespace clang::tidy::xfer {
 namespace {
@@ -82,21 +82,9 @@ bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
 
 /// True if nothing in \p Loop may change \p Var.
 bool isLoopInvariant(const VarDecl *Var, const Stmt *Loop, ASTContext &Ctx) {
-  struct UseFinder : RecursiveASTVisitor<UseFinder> {
-    const VarDecl *Var;
-    ASTContext &Ctx;
-    bool Written = false;
-    UseFinder(const VarDecl *Var, ASTContext &Ctx) : Var(Var), Ctx(Ctx) {}
-    bool shouldVisitLambdaBody() const { return true; }
-    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-      if (Ref->getDecl() == Var && mayWriteThrough(Ref, Ctx))
-        Written = true;
-      return !Written;
-    }
-  };
-  UseFinder Finder(Var, Ctx);
-  Finder.TraverseStmt(const_cast<Stmt *>(Loop));
-  return !Finder.Written;
+  return !containsMatch<DeclRefExpr>(Loop, [&](const DeclRefExpr &Ref) {
+    return Ref.getDecl() == Var && mayWriteThrough(&Ref, Ctx);
+  });
 }
 
 } // namespace

@@ -1,15 +1,15 @@
 //===--- CreateOnDeviceCheck.cpp - xfer-create-on-device ------------------===//
 
 #include "CreateOnDeviceCheck.h"
-#include "analysis/TranslationUnitAnalyses.h"
-#include "analysis/ProjectFacts.h"
-#include "analysis/StepFunctions.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/LoopContext.h"
+#include "analysis/ProjectFacts.h"
+#include "analysis/StepFunctions.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -71,25 +71,18 @@ bool namesOnlyDevice(const Expr *Written) {
 /// moved tensor is not a leaf, the created one is), pinned_memory (invalid
 /// for a device tensor), or a variable whose settings are not visible here.
 bool optionsBlockFix(const Expr *Options) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool Blocked = false;
-    bool VisitCallExpr(CallExpr *Call) {
-      if (const FunctionDecl *FD = Call->getDirectCallee())
-        if (FD->getIdentifier() && (FD->getName() == "requires_grad" ||
-                                    FD->getName() == "pinned_memory"))
-          Blocked = true;
-      return !Blocked;
+  return containsMatch<Stmt>(Options, [](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      return FD && FD->getIdentifier() &&
+             (FD->getName() == "requires_grad" ||
+              FD->getName() == "pinned_memory");
     }
-    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-      if (isa<VarDecl>(Ref->getDecl()) && !Ref->getType()->isEnumeralType() &&
-          !Ref->getType().isConstQualified())
-        Blocked = true;
-      return !Blocked;
-    }
-  };
-  Finder F;
-  F.TraverseStmt(const_cast<Expr *>(Options));
-  return F.Blocked;
+    const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+    return Ref && isa<VarDecl>(Ref->getDecl()) &&
+           !Ref->getType()->isEnumeralType() &&
+           !Ref->getType().isConstQualified();
+  });
 }
 
 /// True if \p Factory's size list has a zero extent (`torch::zeros({0, 6})`):
@@ -102,19 +95,17 @@ bool createsEmptyTensor(const CallExpr *Factory) {
       !llvm::is_contained({"zeros", "ones", "empty", "full", "rand", "randn"},
                           Callee->getName()))
     return false;
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool Found = false;
-    bool VisitInitListExpr(InitListExpr *List) {
-      for (const Expr *Init : List->inits())
-        if (const auto *Literal =
-                dyn_cast<IntegerLiteral>(Init->IgnoreParenImpCasts()))
-          Found |= Literal->getValue() == 0;
-      return !Found;
-    }
-  };
-  Finder F;
-  F.TraverseStmt(const_cast<Expr *>(Factory->getArg(0)));
-  return F.Found;
+  return containsMatch<InitListExpr>(
+      Factory->getArg(0), [](const InitListExpr &List) {
+        // The list as written, as RecursiveASTVisitor visits it.
+        const InitListExpr *Written =
+            List.getSyntacticForm() ? List.getSyntacticForm() : &List;
+        return llvm::any_of(Written->inits(), [](const Expr *Init) {
+          const auto *Literal =
+              dyn_cast<IntegerLiteral>(Init->IgnoreParenImpCasts());
+          return Literal && Literal->getValue() == 0;
+        });
+      });
 }
 
 /// True for a tensor method that only reshapes its object (a view or a
@@ -139,19 +130,14 @@ bool isPostfixExpression(const Expr *E) {
 }
 
 unsigned usesIn(const VarDecl *Var, const Stmt *Body) {
-  struct Counter : RecursiveASTVisitor<Counter> {
-    const VarDecl *Var;
-    unsigned Count = 0;
-    explicit Counter(const VarDecl *Var) : Var(Var) {}
-    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-      if (Ref->getDecl() == Var)
-        ++Count;
-      return true;
-    }
-  };
-  Counter C(Var);
-  C.TraverseStmt(const_cast<Stmt *>(Body));
-  return C.Count;
+  unsigned Count = 0;
+  walkStmt(Body, [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+        Ref && Ref->getDecl() == Var)
+      ++Count;
+    return WalkStep::Continue;
+  });
+  return Count;
 }
 
 const Stmt *innermostLoop(const ExecutionFrequency &Frequency) {

@@ -1,14 +1,14 @@
 //===--- PageableAsyncCopyCheck.cpp - xfer-pageable-async-copy ------------===//
 
 #include "PageableAsyncCopyCheck.h"
-#include "analysis/TranslationUnitAnalyses.h"
-#include "analysis/ProjectFacts.h"
-#include "analysis/LoopContext.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
+#include "analysis/LoopContext.h"
+#include "analysis/ProjectFacts.h"
+#include "analysis/TranslationUnitAnalyses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -72,40 +72,29 @@ CudaCopyOperands operandsOf3DCopy(const CallExpr *Call, ASTContext &Ctx) {
   if (!Parms || !Parms->hasLocalStorage() || !Function || !Function->hasBody())
     return Operands;
 
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const VarDecl *Parms;
-    const CallExpr *Call;
-    const SourceManager &SM;
-    CudaCopyOperands &Out;
-    Finder(const VarDecl *Parms, const CallExpr *Call, const SourceManager &SM,
-           CudaCopyOperands &Out)
-        : Parms(Parms), Call(Call), SM(SM), Out(Out) {}
-    bool VisitBinaryOperator(BinaryOperator *Op) {
-      if (Op->getOpcode() != BO_Assign || !isBeforeInSource(Op, Call, SM))
-        return true;
+  const SourceManager &SM = Ctx.getSourceManager();
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    if (const auto *Op = dyn_cast<BinaryOperator>(&S);
+        Op && Op->getOpcode() == BO_Assign && isBeforeInSource(Op, Call, SM)) {
       const Expr *LHS = Op->getLHS();
       if (writesMember(LHS, Parms, "kind"))
-        Out.Kind = Op->getRHS();
+        Operands.Kind = Op->getRHS();
       else if (writesMember(LHS, Parms, "srcPtr", "ptr"))
-        Out.Source = Op->getRHS();
+        Operands.Source = Op->getRHS();
       else if (writesMember(LHS, Parms, "dstPtr", "ptr"))
-        Out.Destination = Op->getRHS();
-      return true;
+        Operands.Destination = Op->getRHS();
     }
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-      // Struct assignment: parms.srcPtr = make_cudaPitchedPtr(...).
-      if (Op->getOperator() != OO_Equal || Op->getNumArgs() != 2 ||
-          !isBeforeInSource(Op, Call, SM))
-        return true;
+    // Struct assignment: parms.srcPtr = make_cudaPitchedPtr(...).
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+        isBeforeInSource(Op, Call, SM)) {
       if (writesMember(Op->getArg(0), Parms, "srcPtr"))
-        Out.Source = pitchedPointer(Op->getArg(1));
+        Operands.Source = pitchedPointer(Op->getArg(1));
       else if (writesMember(Op->getArg(0), Parms, "dstPtr"))
-        Out.Destination = pitchedPointer(Op->getArg(1));
-      return true;
+        Operands.Destination = pitchedPointer(Op->getArg(1));
     }
-  };
-  Finder F(Parms, Call, Ctx.getSourceManager(), Operands);
-  F.TraverseStmt(Function->getBody());
+    return WalkStep::Continue;
+  });
   return Operands;
 }
 

@@ -1,27 +1,12 @@
 //===--- CallSummaries.cpp - functions that synchronize or copy inside ----===//
 
 #include "analysis/CallSummaries.h"
+#include "analysis/AstWalk.h"
 #include "analysis/LoopContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::xfer {
-namespace {
-
-/// Calls in a function body, in source order, not descending into lambdas
-/// (a lambda's body runs when it is called, not where it is written).
-class CallCollector : public RecursiveASTVisitor<CallCollector> {
-public:
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  bool VisitCallExpr(CallExpr *Call) {
-    Calls.push_back(Call);
-    return true;
-  }
-  std::vector<const CallExpr *> Calls;
-};
-
-} // namespace
 
 const FunctionDecl *definedCallee(const CallExpr *Call,
                                   const SourceManager &SM) {
@@ -56,11 +41,8 @@ CallSummaries::summarize(const FunctionDecl *Function) {
 
   ASTContext &Ctx = Devices.context();
   const SourceManager &SM = Ctx.getSourceManager();
-  CallCollector Collector;
-  Collector.TraverseStmt(Function->getBody());
-
   Summary Result;
-  for (const CallExpr *Call : Collector.Calls) {
+  for (const CallExpr *Call : callsOutsideLambdas(Function->getBody())) {
     if (Result[0] && Result[1])
       break;
     // Work done only every N calls of a counter-guarded branch does not

@@ -1,9 +1,9 @@
 //===--- CudaEvidence.cpp - does a translation unit use a CUDA device? ----===//
 
 #include "analysis/CudaEvidence.h"
+#include "analysis/AstWalk.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/Path.h"
 
@@ -17,96 +17,71 @@ bool isCudaHeaderName(llvm::StringRef Path) {
          Path.contains("ATen/cuda/");
 }
 
-class EvidenceFinder : public RecursiveASTVisitor<EvidenceFinder> {
-public:
-  explicit EvidenceFinder(ASTContext &Ctx)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
-
-  bool TraverseDecl(Decl *D) {
-    if (Result.Found)
-      return false;
-    if (D && !isa<TranslationUnitDecl>(D) &&
-        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
-      return true; // library code mentions CUDA without the program using it
-    return RecursiveASTVisitor::TraverseDecl(D);
+std::optional<CudaEvidence> evidenceInReference(const DeclRefExpr *Ref) {
+  const ValueDecl *D = Ref->getDecl();
+  if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
+    const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
+    if (Enumerator->getName() == "CUDA" && Enum &&
+        Enum->getName() == "DeviceType")
+      return CudaEvidence{true, Ref->getLocation(), "uses DeviceType::CUDA"};
   }
+  if (D->getIdentifier() && D->getName() == "kCUDA")
+    return CudaEvidence{true, Ref->getLocation(), "uses kCUDA"};
+  return std::nullopt;
+}
 
-  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-    const ValueDecl *D = Ref->getDecl();
-    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
-      const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
-      if (Enumerator->getName() == "CUDA" && Enum &&
-          Enum->getName() == "DeviceType")
-        return found(Ref->getLocation(), "uses DeviceType::CUDA");
-    }
-    if (D->getIdentifier() && D->getName() == "kCUDA")
-      return found(Ref->getLocation(), "uses kCUDA");
-    return true;
-  }
+std::optional<CudaEvidence> evidenceInCall(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return std::nullopt;
+  if (const auto *NS = dyn_cast<NamespaceDecl>(Callee->getDeclContext());
+      NS && NS->getName() == "cuda")
+    if (const auto *Outer = dyn_cast<NamespaceDecl>(NS->getParent());
+        Outer && Outer->getName() == "torch")
+      return CudaEvidence{true, Call->getBeginLoc(),
+                          "calls torch::cuda::" + Callee->getName().str()};
+  if (isa<CXXMethodDecl>(Callee) && Callee->getName() == "cuda")
+    return CudaEvidence{true, Call->getBeginLoc(), "calls cuda()"};
+  if (Callee->getName().starts_with("cuda") &&
+      Callee->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return CudaEvidence{true, Call->getBeginLoc(),
+                        "calls " + Callee->getName().str()};
+  return std::nullopt;
+}
 
-  bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier())
-      return true;
-    if (const auto *NS = dyn_cast<NamespaceDecl>(Callee->getDeclContext());
-        NS && NS->getName() == "cuda")
-      if (const auto *Outer = dyn_cast<NamespaceDecl>(NS->getParent());
-          Outer && Outer->getName() == "torch")
-        return found(Call->getBeginLoc(),
-                     "calls torch::cuda::" + Callee->getName().str());
-    if (isa<CXXMethodDecl>(Callee) && Callee->getName() == "cuda")
-      return found(Call->getBeginLoc(), "calls cuda()");
-    if (Callee->getName().starts_with("cuda") &&
-        Callee->getDeclContext()->getRedeclContext()->isTranslationUnit())
-      return found(Call->getBeginLoc(),
-                   "calls " + Callee->getName().str());
-    return true;
-  }
-
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
-    if (!RD->getIdentifier() || RD->getName() != "Device" ||
-        Construct->getNumArgs() == 0)
-      return true;
-    const Expr *Arg = Construct->getArg(0)->IgnoreParenImpCasts();
-    if (const auto *Inner = dyn_cast<CXXConstructExpr>(Arg);
-        Inner && Inner->getNumArgs())
-      Arg = Inner->getArg(0)->IgnoreParenImpCasts();
-    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Arg))
-      Arg = Temp->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Arg))
-      Arg = Bind->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto *Inner = dyn_cast<CXXConstructExpr>(Arg);
-        Inner && Inner->getNumArgs())
-      Arg = Inner->getArg(0)->IgnoreParenImpCasts();
-    if (const auto *Literal = dyn_cast<StringLiteral>(Arg);
-        Literal && Literal->getString().starts_with("cuda"))
-      return found(Construct->getBeginLoc(), "names a \"cuda\" device");
-    // Device(name) with a name read at run time (a command-line option, a
-    // config field): the program is written to run on a GPU when told to.
-    QualType NameType = Arg->getType().getNonReferenceType();
-    const CXXRecordDecl *NameClass = NameType->getAsCXXRecordDecl();
-    if (!isa<StringLiteral>(Arg) &&
-        ((NameClass && NameClass->getIdentifier() &&
-          NameClass->getName() == "basic_string") ||
-         (NameType->isPointerType() &&
-          NameType->getPointeeType()->isCharType())))
-      return found(Construct->getBeginLoc(),
-                   "names its device at run time");
-    return true;
-  }
-
-  CudaEvidence Result;
-
-private:
-  bool found(SourceLocation Where, std::string What) {
-    Result = {true, Where, std::move(What)};
-    return false;
-  }
-
-  ASTContext &Ctx;
-  const SourceManager &SM;
-};
+std::optional<CudaEvidence>
+evidenceInConstruction(const CXXConstructExpr *Construct) {
+  const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+  if (!RD->getIdentifier() || RD->getName() != "Device" ||
+      Construct->getNumArgs() == 0)
+    return std::nullopt;
+  const Expr *Arg = Construct->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Inner = dyn_cast<CXXConstructExpr>(Arg);
+      Inner && Inner->getNumArgs())
+    Arg = Inner->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Arg))
+    Arg = Temp->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Arg))
+    Arg = Bind->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Inner = dyn_cast<CXXConstructExpr>(Arg);
+      Inner && Inner->getNumArgs())
+    Arg = Inner->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Literal = dyn_cast<StringLiteral>(Arg);
+      Literal && Literal->getString().starts_with("cuda"))
+    return CudaEvidence{true, Construct->getBeginLoc(),
+                        "names a \"cuda\" device"};
+  // Device(name) with a name read at run time (a command-line option, a
+  // config field): the program is written to run on a GPU when told to.
+  QualType NameType = Arg->getType().getNonReferenceType();
+  const CXXRecordDecl *NameClass = NameType->getAsCXXRecordDecl();
+  if (!isa<StringLiteral>(Arg) &&
+      ((NameClass && NameClass->getIdentifier() &&
+        NameClass->getName() == "basic_string") ||
+       (NameType->isPointerType() && NameType->getPointeeType()->isCharType())))
+    return CudaEvidence{true, Construct->getBeginLoc(),
+                        "names its device at run time"};
+  return std::nullopt;
+}
 
 } // namespace
 
@@ -129,9 +104,30 @@ CudaEvidence findCudaEvidence(ASTContext &Ctx) {
                 "includes " + llvm::sys::path::filename(Ref->getName()).str()};
   }
 
-  EvidenceFinder Finder(Ctx);
-  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  return Finder.Result;
+  CudaEvidence Result;
+  walkDecl(
+      Ctx.getTranslationUnitDecl(),
+      [&](const Stmt &S) {
+        std::optional<CudaEvidence> Found;
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+          Found = evidenceInReference(Ref);
+        else if (const auto *Call = dyn_cast<CallExpr>(&S))
+          Found = evidenceInCall(Call);
+        else if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))
+          Found = evidenceInConstruction(Construct);
+        if (!Found)
+          return WalkStep::Continue;
+        Result = std::move(*Found);
+        return WalkStep::Stop;
+      },
+      [&](const Decl &D) {
+        // Library code mentions CUDA without the program using it.
+        return !isa<TranslationUnitDecl>(D) &&
+                       SM.isInSystemHeader(SM.getExpansionLoc(D.getLocation()))
+                   ? WalkStep::SkipChildren
+                   : WalkStep::Continue;
+      });
+  return Result;
 }
 
 } // namespace clang::tidy::xfer

@@ -1,14 +1,15 @@
 //===--- DeviceInference.cpp - where a tensor or pointer lives ------------===//
 
 #include "analysis/DeviceInference.h"
-#include "analysis/StepFunctions.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/ProjectFacts.h"
+#include "analysis/StepFunctions.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -373,6 +374,23 @@ bool isParameterFreeModuleType(QualType T) {
        "Hardtanh", "Hardswish", "Hardsigmoid", "Flatten", "Unflatten",
        "Identity", "Upsample", "PixelShuffle", "AlphaDropout"},
       Name);
+}
+
+/// The values a function body returns (null for a bare `return;`), not
+/// those of the lambdas it defines.
+llvm::SmallVector<const Expr *, 4> returnedValues(const Stmt *Body) {
+  llvm::SmallVector<const Expr *, 4> Values;
+  WalkScope OutsideLambdas;
+  OutsideLambdas.LambdaBodies = false;
+  walkStmt(
+      Body,
+      [&](const Stmt &S) {
+        if (const auto *Return = dyn_cast<ReturnStmt>(&S))
+          Values.push_back(Return->getRetValue());
+        return WalkStep::Continue;
+      },
+      nullptr, OutsideLambdas);
+  return Values;
 }
 
 } // namespace
@@ -1286,85 +1304,80 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
   if (!ScannedFunctions.insert(Function).second || !Function->hasBody())
     return;
 
-  struct Collector : RecursiveASTVisitor<Collector> {
-    llvm::DenseMap<const VarDecl *, DefinitionList> &Out;
-    explicit Collector(llvm::DenseMap<const VarDecl *, DefinitionList> &Out)
-        : Out(Out) {}
-    bool shouldVisitLambdaBody() const { return true; }
-
-    bool VisitDeclStmt(DeclStmt *DS) {
-      for (Decl *D : DS->decls())
-        if (auto *Var = dyn_cast<VarDecl>(D))
-          Out[Var].push_back({DS, Var->getInit(), false});
-      return true;
+  llvm::DenseMap<const VarDecl *, DefinitionList> &Out = Definitions;
+  // In RecursiveASTVisitor's order for one node: what holds for every call,
+  // then for the kind of call.
+  auto OnCall = [&](const CallExpr *Call) {
+    // A module handed to user code may be moved there.
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        !isa<CXXOperatorCallExpr>(Call) &&
+        (!Callee || !isTorchFunction(Callee)))
+      for (const Expr *Arg : Call->arguments())
+        if (const VarDecl *Var = moduleVariable(Arg))
+          Out[Var].push_back({Call, nullptr, false});
+    std::optional<CudaApi> Api = identifyCudaCall(Call);
+    if (!Api || Call->getNumArgs() == 0)
+      return;
+    switch (*Api) {
+    case CudaApi::Malloc:
+    case CudaApi::MallocManaged:
+    case CudaApi::MallocHost:
+    case CudaApi::HostAlloc:
+      if (const VarDecl *Var = allocatedVariable(Call->getArg(0)))
+        Out[Var].push_back({Call, Call, false});
+      break;
+    case CudaApi::HostRegister: {
+      // A pointer, an array, or a container's storage (v.data()).
+      const Expr *Registered = Call->getArg(0)->IgnoreParenCasts();
+      if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Registered))
+        if (isNamed(Data->getMethodDecl(), "data") &&
+            !isTensorType(Data->getImplicitObjectArgument()->getType()))
+          Registered = Data->getImplicitObjectArgument()->IgnoreParenCasts();
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Registered))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+          Out[Var].push_back({Call, Call, true});
+      break;
     }
-    bool VisitBinaryOperator(BinaryOperator *Op) {
+    default:
+      break;
+    }
+  };
+  auto OnMemberCall = [&](const CXXMemberCallExpr *Call) {
+    if (asModuleMove(Call))
+      if (const VarDecl *Var =
+              moduleVariable(Call->getImplicitObjectArgument()))
+        Out[Var].push_back({Call, Call, false});
+    // A std::vector of tensors holds what is pushed into it.
+    if (const CXXMethodDecl *Method = Call->getMethodDecl();
+        Method && Call->getNumArgs() == 1 &&
+        (isNamed(Method, "push_back") || isNamed(Method, "emplace_back")))
+      if (const VarDecl *Var =
+              assignedVariable(Call->getImplicitObjectArgument());
+          Var && isTensorLikeType(Var->getType()) &&
+          isTensorType(Call->getArg(0)->getType()))
+        Out[Var].push_back({Call, Call->getArg(0), false, true});
+  };
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    if (const auto *DS = dyn_cast<DeclStmt>(&S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Out[Var].push_back({DS, Var->getInit(), false});
+    } else if (const auto *Op = dyn_cast<BinaryOperator>(&S)) {
       if (Op->getOpcode() == BO_Assign)
         if (const VarDecl *Var = assignedVariable(Op->getLHS()))
           Out[Var].push_back({Op, Op->getRHS(), false});
-      return true;
-    }
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-        if (const VarDecl *Var = assignedVariable(Op->getArg(0)))
-          Out[Var].push_back({Op, Op->getArg(1), false});
-      return true;
-    }
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-      if (asModuleMove(Call))
-        if (const VarDecl *Var =
-                moduleVariable(Call->getImplicitObjectArgument()))
-          Out[Var].push_back({Call, Call, false});
-      // A std::vector of tensors holds what is pushed into it.
-      if (const CXXMethodDecl *Method = Call->getMethodDecl();
-          Method && Call->getNumArgs() == 1 &&
-          (isNamed(Method, "push_back") || isNamed(Method, "emplace_back")))
-        if (const VarDecl *Var =
-                assignedVariable(Call->getImplicitObjectArgument());
-            Var && isTensorLikeType(Var->getType()) &&
-            isTensorType(Call->getArg(0)->getType()))
-          Out[Var].push_back({Call, Call->getArg(0), false, true});
-      return true;
-    }
-    bool VisitCallExpr(CallExpr *Call) {
-      // A module handed to user code may be moved there.
-      if (const FunctionDecl *Callee = Call->getDirectCallee();
-          !isa<CXXOperatorCallExpr>(Call) &&
-          (!Callee || !isTorchFunction(Callee)))
-        for (const Expr *Arg : Call->arguments())
-          if (const VarDecl *Var = moduleVariable(Arg))
-            Out[Var].push_back({Call, nullptr, false});
-      std::optional<CudaApi> Api = identifyCudaCall(Call);
-      if (!Api || Call->getNumArgs() == 0)
-        return true;
-      switch (*Api) {
-      case CudaApi::Malloc:
-      case CudaApi::MallocManaged:
-      case CudaApi::MallocHost:
-      case CudaApi::HostAlloc:
-        if (const VarDecl *Var = allocatedVariable(Call->getArg(0)))
-          Out[Var].push_back({Call, Call, false});
-        break;
-      case CudaApi::HostRegister: {
-        // A pointer, an array, or a container's storage (v.data()).
-        const Expr *Registered = Call->getArg(0)->IgnoreParenCasts();
-        if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Registered))
-          if (isNamed(Data->getMethodDecl(), "data") &&
-              !isTensorType(Data->getImplicitObjectArgument()->getType()))
-            Registered = Data->getImplicitObjectArgument()->IgnoreParenCasts();
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(Registered))
-          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-            Out[Var].push_back({Call, Call, true});
-        break;
+    } else if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      OnCall(Call);
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+          if (const VarDecl *Var = assignedVariable(Op->getArg(0)))
+            Out[Var].push_back({Op, Op->getArg(1), false});
+      } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+        OnMemberCall(Member);
       }
-      default:
-        break;
-      }
-      return true;
     }
-  };
-  Collector C(Definitions);
-  C.TraverseStmt(Function->getBody());
+    return WalkStep::Continue;
+  });
 }
 
 DeviceInference::ValueKind DeviceInference::kindOfType(QualType T) {
@@ -1384,70 +1397,70 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
   if (UserCode)
     return *UserCode;
   UserCode.emplace();
-  struct Collector : RecursiveASTVisitor<Collector> {
-    UserCodeIndex &Out;
-    explicit Collector(UserCodeIndex &Out) : Out(Out) {}
-    bool shouldVisitTemplateInstantiations() const { return true; }
-    void noteWrite(const Expr *Target) {
-      if (const VarDecl *Var = assignedVariable(Target);
-          Var && !Var->isLocalVarDeclOrParm())
-        Out.AssignedGlobals.insert(Var->getCanonicalDecl());
+  UserCodeIndex &Out = *UserCode;
+  auto NoteWrite = [&](const Expr *Target) {
+    if (const VarDecl *Var = assignedVariable(Target);
+        Var && !Var->isLocalVarDeclOrParm())
+      Out.AssignedGlobals.insert(Var->getCanonicalDecl());
+  };
+  auto NoteStore = [&](const Expr *Target, const Expr *Value) {
+    if (const auto *Member =
+            dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+        Out.FieldWrites[Field].push_back(Value);
+  };
+  auto OnCall = [&](const CallExpr *Call) {
+    // `model(x)` is a call of the held module's forward().
+    if (const FunctionDecl *Callee = stepCallee(Call))
+      Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+      NoteWrite(Op->getArg(0));
+      if (Op->getOperator() == OO_Equal)
+        NoteStore(Op->getArg(0), Op->getArg(1));
     }
-    bool VisitCallExpr(CallExpr *Call) {
-      // `model(x)` is a call of the held module's forward().
-      if (const FunctionDecl *Callee = stepCallee(Call))
-        Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
-        noteWrite(Op->getArg(0));
-        if (Op->getOperator() == OO_Equal)
-          noteStore(Op->getArg(0), Op->getArg(1));
-      }
-      // A global module moved in place.
-      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-          Member && asModuleMove(Member))
-        noteWrite(Member->getImplicitObjectArgument());
-      // register_buffer("name", member_): the member shares the registered
-      // tensor, which Module::to() moves in place.
-      if (const FunctionDecl *Callee = Call->getDirectCallee();
-          Callee && Call->getNumArgs() >= 2 &&
-          (isNamed(Callee, "register_buffer") ||
-           isNamed(Callee, "register_parameter")))
-        if (const auto *Ref =
-                dyn_cast<MemberExpr>(ignoreCopiesAndConversions(Call->getArg(1))))
-          if (const auto *Field = dyn_cast<FieldDecl>(Ref->getMemberDecl()))
-            Out.RegisteredFields.insert(Field);
-      return true;
-    }
-    bool VisitBinaryOperator(BinaryOperator *Op) {
+    // A global module moved in place.
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+        Member && asModuleMove(Member))
+      NoteWrite(Member->getImplicitObjectArgument());
+    // register_buffer("name", member_): the member shares the registered
+    // tensor, which Module::to() moves in place.
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && Call->getNumArgs() >= 2 &&
+        (isNamed(Callee, "register_buffer") ||
+         isNamed(Callee, "register_parameter")))
+      if (const auto *Ref =
+              dyn_cast<MemberExpr>(ignoreCopiesAndConversions(Call->getArg(1))))
+        if (const auto *Field = dyn_cast<FieldDecl>(Ref->getMemberDecl()))
+          Out.RegisteredFields.insert(Field);
+  };
+  auto OnStmt = [&](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CallExpr>(&S))
+      OnCall(Call);
+    if (const auto *Op = dyn_cast<BinaryOperator>(&S)) {
       if (Op->getOpcode() == BO_Assign)
-        noteStore(Op->getLHS(), Op->getRHS());
+        NoteStore(Op->getLHS(), Op->getRHS());
       if (Op->isAssignmentOp())
-        noteWrite(Op->getLHS());
-      return true;
+        NoteWrite(Op->getLHS());
     }
-    void noteStore(const Expr *Target, const Expr *Value) {
-      if (const auto *Member =
-              dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()))
-        if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
-          Out.FieldWrites[Field].push_back(Value);
-    }
-    bool VisitCXXConstructorDecl(CXXConstructorDecl *Constructor) {
+    return WalkStep::Continue;
+  };
+  auto OnDecl = [&](const Decl &D) {
+    if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&D))
       for (const CXXCtorInitializer *Init : Constructor->inits())
         if (Init->isWritten() && Init->getMember())
           Out.FieldWrites[Init->getMember()].push_back(Init->getInit());
-      return true;
-    }
-    bool VisitFieldDecl(FieldDecl *Field) {
+    if (const auto *Field = dyn_cast<FieldDecl>(&D))
       if (const Expr *Init = Field->getInClassInitializer())
         Out.FieldWrites[Field].push_back(Init);
-      return true;
-    }
-  } Visitor(*UserCode);
+    return WalkStep::Continue;
+  };
+  WalkScope WithInstantiations;
+  WithInstantiations.TemplateInstantiations = true;
   const SourceManager &SM = Ctx.getSourceManager();
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (!SM.isInSystemHeader(D->getLocation()))
-      Visitor.TraverseDecl(D);
+      walkDecl(D, OnStmt, OnDecl, WithInstantiations);
   return *UserCode;
 }
 
@@ -1629,20 +1642,13 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
     Frame.Arguments[Param] = Argument ? *Argument : PlacementFact{};
   }
 
-  struct ReturnCollector : RecursiveASTVisitor<ReturnCollector> {
-    llvm::SmallVector<const Expr *, 4> Values;
-    bool shouldVisitLambdaBody() const { return false; }
-    bool VisitReturnStmt(ReturnStmt *Return) {
-      Values.push_back(Return->getRetValue());
-      return true;
-    }
-  } Returns;
-  Returns.TraverseStmt(Definition->getBody());
+  llvm::SmallVector<const Expr *, 4> Returned =
+      returnedValues(Definition->getBody());
 
   Frames.push_back(std::move(Frame));
   auto PopFrame = llvm::make_scope_exit([&] { Frames.pop_back(); });
   std::optional<PlacementFact> Result;
-  for (const Expr *Value : Returns.Values) {
+  for (const Expr *Value : Returned) {
     std::optional<PlacementFact> Next =
         Value ? evaluate(Value, Kind) : std::optional<PlacementFact>();
     PlacementFact Fact = Next ? *Next : PlacementFact{};
@@ -1666,17 +1672,10 @@ PlacementFact DeviceInference::returnPlacement(const FunctionDecl *Function) {
   ValueKind Kind = kindOfType(Function->getReturnType());
   if (!Definition || !Definition->hasBody() || Kind == ValueKind::None)
     return PlacementFact{};
-  struct ReturnCollector : RecursiveASTVisitor<ReturnCollector> {
-    llvm::SmallVector<const Expr *, 4> Values;
-    bool shouldVisitLambdaBody() const { return false; }
-    bool VisitReturnStmt(ReturnStmt *Return) {
-      if (Return->getRetValue())
-        Values.push_back(Return->getRetValue());
-      return true;
-    }
-  } Returns;
-  Returns.TraverseStmt(Definition->getBody());
-  return joinKnown(Returns.Values, Kind, "returned on several paths");
+  llvm::SmallVector<const Expr *, 4> Returned =
+      returnedValues(Definition->getBody());
+  llvm::erase(Returned, nullptr);
+  return joinKnown(Returned, Kind, "returned on several paths");
 }
 
 std::vector<std::pair<const FieldDecl *, Placement>>

@@ -3,10 +3,10 @@
 #include "analysis/GraphCapture.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/TransferHazards.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -234,49 +234,63 @@ bool isInRepeatedPart(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
 /// The statements of a function or loop that matter to a capture, in
 /// source order, not descending into lambdas (a lambda's body runs where it
 /// is called).
-class StatementCollector : public RecursiveASTVisitor<StatementCollector> {
-public:
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  bool VisitCallExpr(CallExpr *Call) {
-    Calls.push_back(Call);
-    return true;
-  }
-  bool VisitStmt(Stmt *S) {
-    if (isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt>(S))
-      Branches.push_back(S);
-    return true;
-  }
+struct CollectedStatements {
   std::vector<const CallExpr *> Calls;
   std::vector<const Stmt *> Branches;
 };
 
+CollectedStatements collectStatements(const Stmt *Root) {
+  CollectedStatements Out;
+  walkStmt(Root, [&](const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (isa<IfStmt, ForStmt, WhileStmt, DoStmt, SwitchStmt>(S))
+      Out.Branches.push_back(&S);
+    if (const auto *Call = dyn_cast<CallExpr>(&S))
+      Out.Calls.push_back(Call);
+    return WalkStep::Continue;
+  });
+  return Out;
+}
+
 } // namespace
 
 /// Every write of a variable in a function body.
-class GraphCaptureAnalysis::DefinitionCollector
-    : public RecursiveASTVisitor<DefinitionCollector> {
+class GraphCaptureAnalysis::DefinitionCollector {
 public:
   DefinitionCollector(DeviceInference &Devices) : Devices(Devices) {}
 
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  WalkStep visit(const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (const auto *Decls = dyn_cast<DeclStmt>(&S))
+      visitDeclStmt(Decls);
+    else if (const auto *Assign = dyn_cast<BinaryOperator>(&S))
+      visitBinaryOperator(Assign);
+    else if (const auto *Step = dyn_cast<UnaryOperator>(&S))
+      visitUnaryOperator(Step);
+    else if (const auto *Call = dyn_cast<CallExpr>(&S))
+      visitCallExpr(Call);
+    return WalkStep::Continue;
+  }
 
-  bool VisitDeclStmt(DeclStmt *Decls) {
+  std::vector<Definition> Definitions;
+
+private:
+  void visitDeclStmt(const DeclStmt *Decls) {
     for (const Decl *D : Decls->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
         add(Var, Decls, Var->getInit());
-    return true;
   }
-  bool VisitBinaryOperator(BinaryOperator *Assign) {
+  void visitBinaryOperator(const BinaryOperator *Assign) {
     if (Assign->isAssignmentOp())
       add(rootVariable(Assign->getLHS()), Assign, Assign->getRHS());
-    return true;
   }
-  bool VisitUnaryOperator(UnaryOperator *Step) {
+  void visitUnaryOperator(const UnaryOperator *Step) {
     if (Step->isIncrementDecrementOp())
       add(rootVariable(Step->getSubExpr()), Step, Step->getSubExpr());
-    return true;
   }
-  bool VisitCallExpr(CallExpr *Call) {
+  void visitCallExpr(const CallExpr *Call) {
     ASTContext &Ctx = Devices.context();
     if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
         Operator && Operator->getNumArgs() > 0) {
@@ -317,12 +331,8 @@ public:
           !Param.getNonReferenceType().isConstQualified())
         add(rootVariable(Arg), Call, Call);
     }
-    return true;
   }
 
-  std::vector<Definition> Definitions;
-
-private:
   void add(const VarDecl *Var, const Stmt *At, const Expr *Value) {
     if (Var)
       Definitions.push_back({Var, At, Value});
@@ -358,56 +368,49 @@ const ValueDecl *heldIn(const Expr *Object) {
 /// The parameters of the module whose `parameters()` an initializer of an
 /// optimizer passes (`SGD(Model->parameters(), ...)`), if it names one.
 std::optional<unsigned> parametersPassedIn(const Expr *Init) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    std::optional<unsigned> Count;
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Count && Callee && Callee->getIdentifier() &&
-          Callee->getName() == "parameters")
-        // The module's own type, not Module, where parameters() is declared.
-        Count = torchModuleParameterCount(Call->getImplicitObjectArgument()
-                                              ->IgnoreParenImpCasts()
-                                              ->getType());
-      return true;
-    }
-  } F;
-  F.TraverseStmt(const_cast<Expr *>(Init));
-  return F.Count;
+  std::optional<unsigned> Count;
+  containsMatch<CXXMemberCallExpr>(Init, [&](const CXXMemberCallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (Callee && Callee->getIdentifier() && Callee->getName() == "parameters")
+      // The module's own type, not Module, where parameters() is declared.
+      Count = torchModuleParameterCount(
+          Call.getImplicitObjectArgument()->IgnoreParenImpCasts()->getType());
+    return Count.has_value();
+  });
+  return Count;
 }
 
 /// Collects the expressions that initialize or assign each variable and
 /// field of a translation unit.
-class InitializerCollector : public RecursiveASTVisitor<InitializerCollector> {
-public:
-  explicit InitializerCollector(GraphCaptureAnalysis::InitializerMap &Found)
-      : Found(Found) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool VisitVarDecl(VarDecl *Var) {
-    if (const Expr *Init = Var->getInit())
-      Found[Var].push_back(Init);
-    return true;
-  }
-  bool VisitFieldDecl(FieldDecl *Field) {
-    if (const Expr *Init = Field->getInClassInitializer())
-      Found[Field].push_back(Init);
-    return true;
-  }
-  bool VisitCXXConstructorDecl(CXXConstructorDecl *Constructor) {
-    for (const CXXCtorInitializer *Init : Constructor->inits())
-      if (Init->getMember() && Init->isWritten())
-        Found[Init->getMember()].push_back(Init->getInit());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Assign) {
-    if (Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
-      if (const ValueDecl *Target = heldIn(Assign->getArg(0)))
-        Found[Target].push_back(Assign->getArg(1));
-    return true;
-  }
-
-private:
-  GraphCaptureAnalysis::InitializerMap &Found;
-};
+void collectInitializers(const TranslationUnitDecl *Unit,
+                         GraphCaptureAnalysis::InitializerMap &Found) {
+  WalkScope WithInstantiations;
+  WithInstantiations.TemplateInstantiations = true;
+  walkDecl(
+      Unit,
+      [&](const Stmt &S) {
+        if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
+            Assign && Assign->getOperator() == OO_Equal &&
+            Assign->getNumArgs() == 2)
+          if (const ValueDecl *Target = heldIn(Assign->getArg(0)))
+            Found[Target].push_back(Assign->getArg(1));
+        return WalkStep::Continue;
+      },
+      [&](const Decl &D) {
+        if (const auto *Var = dyn_cast<VarDecl>(&D))
+          if (const Expr *Init = Var->getInit())
+            Found[Var].push_back(Init);
+        if (const auto *Field = dyn_cast<FieldDecl>(&D))
+          if (const Expr *Init = Field->getInClassInitializer())
+            Found[Field].push_back(Init);
+        if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&D))
+          for (const CXXCtorInitializer *Init : Constructor->inits())
+            if (Init->getMember() && Init->isWritten())
+              Found[Init->getMember()].push_back(Init->getInit());
+        return WalkStep::Continue;
+      },
+      WithInstantiations);
+}
 
 /// `step()` of a torch::optim optimizer that keeps no state on the host
 /// (SGD; the others stop the capture first) and `zero_grad(false)`: one
@@ -462,8 +465,8 @@ const GraphCaptureAnalysis::InitializerMap &
 GraphCaptureAnalysis::initializers() {
   if (!Initializers) {
     Initializers.emplace();
-    InitializerCollector Collector(*Initializers);
-    Collector.TraverseDecl(Devices.context().getTranslationUnitDecl());
+    collectInitializers(Devices.context().getTranslationUnitDecl(),
+                        *Initializers);
   }
   return *Initializers;
 }
@@ -498,7 +501,8 @@ GraphCaptureAnalysis::definitionsIn(const FunctionDecl *Function) {
     return It->second;
   DefinitionCollector Collector(Devices);
   if (Function->hasBody())
-    Collector.TraverseStmt(Function->getBody());
+    walkStmt(Function->getBody(),
+             [&](const Stmt &S) { return Collector.visit(S); });
   return Definitions[Function] = std::move(Collector.Definitions);
 }
 
@@ -531,34 +535,24 @@ bool GraphCaptureAnalysis::readsDeviceValue(const CallExpr *Call) {
 
 GraphCaptureAnalysis::Taint GraphCaptureAnalysis::taintOf(const Expr *E,
                                                           const TaintMap &Env) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    GraphCaptureAnalysis &Analysis;
-    const TaintMap &Env;
-    Taint Found = 0;
-    Finder(GraphCaptureAnalysis &Analysis, const TaintMap &Env)
-        : Analysis(Analysis), Env(Env) {}
-    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  if (!E)
+    return DeviceValue; // a definition by a device-to-host copy
+  Taint Found = 0;
+  walkStmt(E, [&](const Stmt &S) {
     // sizeof(x) does not read x.
-    bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) {
-      return true;
-    }
-    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (isa<LambdaExpr, UnaryExprOrTypeTraitExpr>(S))
+      return WalkStep::SkipChildren;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S)) {
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
         if (auto It = Env.find(Var); It != Env.end())
           Found |= It->second;
-      return true;
+    } else if (const auto *Call = dyn_cast<CallExpr>(&S);
+               Call && readsDeviceValue(Call)) {
+      Found |= DeviceValue;
     }
-    bool VisitCallExpr(CallExpr *Call) {
-      if (Analysis.readsDeviceValue(Call))
-        Found |= DeviceValue;
-      return true;
-    }
-  };
-  if (!E)
-    return DeviceValue; // a definition by a device-to-host copy
-  Finder F(*this, Env);
-  F.TraverseStmt(const_cast<Expr *>(E));
-  return F.Found;
+    return WalkStep::Continue;
+  });
+  return Found;
 }
 
 const GraphCaptureAnalysis::TaintMap &
@@ -648,8 +642,7 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
                                    Dependences &Depends) {
   ASTContext &Ctx = Devices.context();
   const SourceManager &SM = Ctx.getSourceManager();
-  StatementCollector Statements;
-  Statements.TraverseStmt(const_cast<Stmt *>(Root));
+  CollectedStatements Statements = collectStatements(Root);
 
   // Where a statement runs relative to one iteration (or one call).
   struct Position {

@@ -3,18 +3,18 @@
 #include "analysis/LoopContext.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/ProjectFacts.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
-#include <functional>
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <functional>
 
 namespace clang::tidy::xfer {
 namespace {
@@ -171,28 +171,22 @@ std::optional<uint64_t> accumulateAndFlushPeriod(const IfStmt *If,
   if (!Subject || !Period || *Period < 2)
     return std::nullopt;
   // Does the guarded block reset the subject?
-  struct ResetFinder : RecursiveASTVisitor<ResetFinder> {
-    const ValueDecl *Subject;
-    bool Found = false;
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+  auto IsSubject = [&](const Expr *E) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Subject;
+  };
+  bool Resets = containsMatch<Stmt>(If->getThen(), [&](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(&S)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      if (Callee && Callee->getIdentifier() && Callee->getName() == "clear")
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(
-                Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
-          Found |= Ref->getDecl() == Subject;
-      return !Found;
+      return Callee && Callee->getIdentifier() &&
+             Callee->getName() == "clear" &&
+             IsSubject(Call->getImplicitObjectArgument());
     }
-    bool VisitBinaryOperator(BinaryOperator *Assign) {
-      if (Assign->getOpcode() == BO_Assign)
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(
-                Assign->getLHS()->IgnoreParenImpCasts()))
-          Found |= Ref->getDecl() == Subject;
-      return !Found;
-    }
-  } Finder;
-  Finder.Subject = Subject;
-  Finder.TraverseStmt(const_cast<Stmt *>(If->getThen()));
-  if (!Finder.Found)
+    const auto *Assign = dyn_cast<BinaryOperator>(&S);
+    return Assign && Assign->getOpcode() == BO_Assign &&
+           IsSubject(Assign->getLHS());
+  });
+  if (!Resets)
     return std::nullopt;
   return static_cast<uint64_t>(*Period);
 }
@@ -247,16 +241,15 @@ bool writesOutput(const CallExpr *Call) {
 
 /// True if \p Branch writes output (see writesOutput).
 bool branchLogs(const Stmt *Branch) {
-  struct OutputFinder : RecursiveASTVisitor<OutputFinder> {
-    bool Found = false;
-    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-    bool VisitCallExpr(CallExpr *Call) {
-      Found |= writesOutput(Call);
-      return !Found;
-    }
-  } Finder;
-  Finder.TraverseStmt(const_cast<Stmt *>(Branch));
-  return Finder.Found;
+  bool Logs = false;
+  walkStmt(Branch, [&](const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    Logs = Call && writesOutput(Call);
+    return Logs ? WalkStep::Stop : WalkStep::Continue;
+  });
+  return Logs;
 }
 
 /// `if (print) { ... printf(...); }`: a branch that logs, under a condition
@@ -383,54 +376,42 @@ bool functionQueuesDeviceWork(const FunctionDecl *Function,
                               DeviceWorkSearch &Search, unsigned Depth);
 
 bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const SourceManager &SM;
-    UnseenFunctions MayLaunch;
-    DeviceWorkSearch Search{SM, MayLaunch};
-    bool Found = false;
-    explicit Finder(const SourceManager &SM) : SM(SM) {}
-    bool VisitCallExpr(CallExpr *Call) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      // Collating a batch (moving, converting or creating tensors element
-      // by element) is not the batch loop's compute.
-      if (std::optional<TorchCall> Torch = identifyTorchCall(Call))
-        switch (Torch->Op) {
-        case TorchOp::To:
-        case TorchOp::Cpu:
-        case TorchOp::Cuda:
-        case TorchOp::Copy:
-        case TorchOp::PinMemory:
-        case TorchOp::Factory:
-        case TorchOp::FromBlob:
-          return true;
-        default:
-          break;
-        }
-      if (isa<CUDAKernelCallExpr>(Call) || !Callee) {
-        Found = true;
-      } else if (isa<CXXConversionDecl>(Callee) ||
-                 isTensorMetadataCall(Callee)) {
-        return true;
-      } else if (!SM.isInSystemHeader(
-                     SM.getExpansionLoc(Callee->getLocation()))) {
-        // User code: what its body does, where it is visible.
-        Found = functionQueuesDeviceWork(Callee, Search, 0);
-      } else {
-        for (const DeclContext *DC = Callee->getDeclContext(); DC && !Found;
-             DC = DC->getParent())
-          if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-            Found = NS->getName() == "at" || NS->getName() == "torch" ||
-                    NS->getName() == "c10";
-        if (const IdentifierInfo *Id = Callee->getIdentifier())
-          Found = Found || Id->getName().starts_with("cu") ||
-                  Id->getName().starts_with("nccl");
+  UnseenFunctions MayLaunch;
+  DeviceWorkSearch Search{SM, MayLaunch};
+  return containsMatch<CallExpr>(Loop, [&](const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    // Collating a batch (moving, converting or creating tensors element
+    // by element) is not the batch loop's compute.
+    if (std::optional<TorchCall> Torch = identifyTorchCall(&Call))
+      switch (Torch->Op) {
+      case TorchOp::To:
+      case TorchOp::Cpu:
+      case TorchOp::Cuda:
+      case TorchOp::Copy:
+      case TorchOp::PinMemory:
+      case TorchOp::Factory:
+      case TorchOp::FromBlob:
+        return false;
+      default:
+        break;
       }
-      return !Found;
-    }
-  };
-  Finder F(SM);
-  F.TraverseStmt(const_cast<Stmt *>(Loop));
-  return F.Found;
+    if (isa<CUDAKernelCallExpr>(Call) || !Callee)
+      return true;
+    if (isa<CXXConversionDecl>(Callee) || isTensorMetadataCall(Callee))
+      return false;
+    // User code: what its body does, where it is visible.
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+      return functionQueuesDeviceWork(Callee, Search, 0);
+    for (const DeclContext *DC = Callee->getDeclContext(); DC;
+         DC = DC->getParent())
+      if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+        if (NS->getName() == "at" || NS->getName() == "torch" ||
+            NS->getName() == "c10")
+          return true;
+    const IdentifierInfo *Id = Callee->getIdentifier();
+    return Id && (Id->getName().starts_with("cu") ||
+                  Id->getName().starts_with("nccl"));
+  });
 }
 
 /// True if a call to \p Callee launches device work: a kernel, a graph, a
@@ -475,27 +456,16 @@ bool functionQueuesDeviceWork(const FunctionDecl *Function,
 
 bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
                       unsigned Depth) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    DeviceWorkSearch &Search;
-    unsigned Depth;
-    bool Found = false;
-    Finder(DeviceWorkSearch &Search, unsigned Depth)
-        : Search(Search), Depth(Depth) {}
-    bool VisitCallExpr(CallExpr *Call) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (isa<CUDAKernelCallExpr>(Call) || !Callee)
-        Found = true; // a launch, or a call through a pointer
-      else if (Search.SM.isInSystemHeader(
-                   Search.SM.getExpansionLoc(Callee->getLocation())))
-        Found = launchesDeviceWork(Callee);
-      else
-        Found = launchesDeviceWork(Callee) ||
-                functionQueuesDeviceWork(Callee, Search, Depth);
-      return !Found;
-    }
-  } F(Search, Depth);
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  return F.Found;
+  return containsMatch<CallExpr>(Body, [&](const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (isa<CUDAKernelCallExpr>(Call) || !Callee)
+      return true; // a launch, or a call through a pointer
+    if (Search.SM.isInSystemHeader(
+            Search.SM.getExpansionLoc(Callee->getLocation())))
+      return launchesDeviceWork(Callee);
+    return launchesDeviceWork(Callee) ||
+           functionQueuesDeviceWork(Callee, Search, Depth);
+  });
 }
 
 /// True if \p S reads a clock, also inside error-checking wrappers
@@ -503,54 +473,42 @@ bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
 /// gettimeofday(), omp_get_wtime(), CUDA events, helpers named *Timer* or
 /// *Second(s).
 bool callsTimer(const Stmt *S) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool Found = false;
-    bool VisitCallExpr(CallExpr *Call) {
-      if (const FunctionDecl *Callee = Call->getDirectCallee();
-          Callee && Callee->getIdentifier()) {
-        llvm::StringRef Name = Callee->getName();
-        Found |= Name == "cudaEventRecord" || Name == "now" ||
-                 Name == "clock" || Name == "gettimeofday" ||
-                 Name == "clock_gettime" || Name == "omp_get_wtime" ||
-                 Name == "MPI_Wtime" || Name == "QueryPerformanceCounter" ||
-                 Name.contains_insensitive("tickcount") || // OpenCV
-                 Name.contains_insensitive("timer") ||
-                 Name.ends_with_insensitive("second") ||
-                 Name.ends_with_insensitive("seconds") ||
-                 Name.ends_with_insensitive("wtime");
-      }
-      return !Found;
-    }
-  } F;
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
+  return containsMatch<CallExpr>(S, [](const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return false;
+    llvm::StringRef Name = Callee->getName();
+    return Name == "cudaEventRecord" || Name == "now" || Name == "clock" ||
+           Name == "gettimeofday" || Name == "clock_gettime" ||
+           Name == "omp_get_wtime" || Name == "MPI_Wtime" ||
+           Name == "QueryPerformanceCounter" ||
+           Name.contains_insensitive("tickcount") || // OpenCV
+           Name.contains_insensitive("timer") ||
+           Name.ends_with_insensitive("second") ||
+           Name.ends_with_insensitive("seconds") ||
+           Name.ends_with_insensitive("wtime");
+  });
 }
 
 /// The first loop inside \p Body that does not hold \p S and runs the
 /// device work of each iteration: not one under a branch (validation every
 /// N steps), a host-only loop, or a macro's do-while(0).
-class SiblingLoopFinder : public RecursiveASTVisitor<SiblingLoopFinder> {
-public:
-  SiblingLoopFinder(const Stmt *Target, ASTContext &Ctx)
-      : Target(Target), Ctx(Ctx) {}
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  bool TraverseIfStmt(IfStmt *) { return true; }
-  bool TraverseSwitchStmt(SwitchStmt *) { return true; }
-  bool VisitStmt(Stmt *S) {
-    if (isLoopStmt(S) && !isWithin(Target, S, Ctx) &&
-        !isNeverRepeated(S, Ctx) &&
-        mayQueueDeviceWork(S, Ctx.getSourceManager())) {
-      Found = S;
-      return false;
-    }
-    return true;
-  }
+const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
+                            ASTContext &Ctx) {
   const Stmt *Found = nullptr;
-
-private:
-  const Stmt *Target;
-  ASTContext &Ctx;
-};
+  walkStmt(Body, [&](const Stmt &S) {
+    if (isa<LambdaExpr, IfStmt, SwitchStmt>(S))
+      return WalkStep::SkipChildren;
+    if (isLoopStmt(&S) && !isWithin(Target, &S, Ctx) &&
+        !isNeverRepeated(&S, Ctx) &&
+        mayQueueDeviceWork(&S, Ctx.getSourceManager())) {
+      Found = &S;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return Found;
+}
 
 std::string loopPhrase(const EnclosingLoop &Loop, const SourceManager &SM) {
   std::string Line = std::to_string(lineOf(Loop.Loop, SM));
@@ -684,12 +642,10 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
 
   const Stmt *Innermost = Result.Loops.front().Loop;
   if (isLoopStmt(Innermost)) {
-    SiblingLoopFinder Finder(S, Ctx);
-    Finder.TraverseStmt(const_cast<Stmt *>(Innermost));
     // The loop itself is visited first; it holds S, so is skipped.
-    if (Finder.Found) {
-      Result.InnerSiblingLoop = Finder.Found;
-      Result.InnerSiblingTripCount = constantTripCount(Finder.Found, Ctx);
+    if (const Stmt *Sibling = findSiblingLoop(Innermost, S, Ctx)) {
+      Result.InnerSiblingLoop = Sibling;
+      Result.InnerSiblingTripCount = constantTripCount(Sibling, Ctx);
     }
   }
   return Result;
@@ -718,56 +674,36 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
 bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
                        llvm::DenseSet<const FunctionDecl *> &Visited,
                        unsigned Depth = 0) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const SourceManager &SM;
-    llvm::DenseSet<const FunctionDecl *> &Visited;
-    unsigned Depth;
-    bool Found = false;
-    Finder(const SourceManager &SM, decltype(Visited) Visited, unsigned Depth)
-        : SM(SM), Visited(Visited), Depth(Depth) {}
-    bool VisitCallExpr(CallExpr *Call) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee || !Callee->getIdentifier())
-        return true;
-      llvm::StringRef Name = Callee->getName();
-      if (Name == "backward" ||
-          (Name == "step" && isa<CXXMemberCallExpr>(Call) &&
-           isInTorchNamespace(Callee))) {
-        Found = true;
-        return false;
-      }
-      if (Depth < 3 && Visited.insert(Callee).second &&
-          !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
-        if (const FunctionDecl *Definition = Callee->getDefinition();
-            Definition && Definition->hasBody())
-          Found = takesTrainingStep(Definition->getBody(), SM, Visited,
-                                    Depth + 1);
-      return !Found;
-    }
-  } F(SM, Visited, Depth);
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
+  return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return false;
+    llvm::StringRef Name = Callee->getName();
+    if (Name == "backward" || (Name == "step" && isa<CXXMemberCallExpr>(Call) &&
+                               isInTorchNamespace(Callee)))
+      return true;
+    if (Depth < 3 && Visited.insert(Callee).second &&
+        !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+      if (const FunctionDecl *Definition = Callee->getDefinition();
+          Definition && Definition->hasBody())
+        return takesTrainingStep(Definition->getBody(), SM, Visited, Depth + 1);
+    return false;
+  });
 }
 
 /// True if \p Body calls eval() on a LibTorch module before \p Loop.
 bool switchesModuleToEval(const Stmt *Body, const Stmt *Loop, ASTContext &Ctx) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const Stmt *Loop;
-    const SourceManager &SM;
-    bool Found = false;
-    Finder(const Stmt *Loop, const SourceManager &SM) : Loop(Loop), SM(SM) {}
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-      const CXXMethodDecl *Method = Call->getMethodDecl();
-      if (Method && Method->getIdentifier() && Method->getName() == "eval" &&
-          Method->getNumParams() == 0 && isInTorchNamespace(Method) &&
-          SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Call->getBeginLoc()),
-                                       SM.getExpansionLoc(Loop->getBeginLoc())))
-        Found = true;
-      return !Found;
-    }
-  } F(Loop, Ctx.getSourceManager());
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  return F.Found;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return containsMatch<CXXMemberCallExpr>(
+      Body, [&](const CXXMemberCallExpr &Call) {
+        const CXXMethodDecl *Method = Call.getMethodDecl();
+        return Method && Method->getIdentifier() &&
+               Method->getName() == "eval" && Method->getNumParams() == 0 &&
+               isInTorchNamespace(Method) &&
+               SM.isBeforeInTranslationUnit(
+                   SM.getExpansionLoc(Call.getBeginLoc()),
+                   SM.getExpansionLoc(Loop->getBeginLoc()));
+      });
 }
 
 /// True if a function of this translation unit's own code takes a
@@ -1047,28 +983,28 @@ bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
 /// time step that advances the time the loop's condition tests.
 llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
                                                          const Stmt *Body) {
-  struct Assignments : RecursiveASTVisitor<Assignments> {
-    llvm::SmallVector<std::pair<const VarDecl *, const Stmt *>, 16> Found;
-    bool VisitBinaryOperator(BinaryOperator *Op) {
-      if (Op->isAssignmentOp())
-        if (const auto *Ref =
-                dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts()))
-          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-            Found.emplace_back(Var, Op->getRHS());
-      return true;
-    }
-    bool VisitVarDecl(VarDecl *Var) {
-      if (const Expr *Init = Var->getInit())
-        Found.emplace_back(Var, Init);
-      return true;
-    }
-  } A;
-  if (Body)
-    A.TraverseStmt(const_cast<Stmt *>(Body));
+  llvm::SmallVector<std::pair<const VarDecl *, const Stmt *>, 16> Assignments;
+  walkStmt(
+      Body,
+      [&](const Stmt &S) {
+        if (const auto *Op = dyn_cast<BinaryOperator>(&S);
+            Op && Op->isAssignmentOp())
+          if (const auto *Ref =
+                  dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts()))
+            if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+              Assignments.emplace_back(Var, Op->getRHS());
+        return WalkStep::Continue;
+      },
+      [&](const Decl &D) {
+        if (const auto *Var = dyn_cast<VarDecl>(&D))
+          if (const Expr *Init = Var->getInit())
+            Assignments.emplace_back(Var, Init);
+        return WalkStep::Continue;
+      });
   llvm::SmallPtrSet<const VarDecl *, 4> Derived{Source};
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (const auto &[Var, Value] : A.Found)
+    for (const auto &[Var, Value] : Assignments)
       if (!Derived.contains(Var) &&
           llvm::any_of(Derived, [&, Value = Value](const VarDecl *From) {
             return refersTo(Value, From);

@@ -2,14 +2,16 @@
 
 #include "analysis/ProjectFacts.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/CudaEvidence.h"
 #include "analysis/LoopContext.h"
 #include "analysis/StepFunctions.h"
-#include "llvm/Support/Path.h"
-#include <deque>
-#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <deque>
 #include <mutex>
 
 namespace clang::tidy::xfer {
@@ -40,29 +42,27 @@ std::string functionKey(const FunctionDecl *Function) {
 llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                         DeviceInference &Devices) {
   // Every call in user code to a function declared in user code.
-  struct Collector : RecursiveASTVisitor<Collector> {
-    const SourceManager &SM;
-    llvm::SmallVector<const CallExpr *, 64> Calls;
-    llvm::SmallVector<const FunctionDecl *, 32> Definitions;
-    explicit Collector(const SourceManager &SM) : SM(SM) {}
-    bool VisitFunctionDecl(FunctionDecl *Function) {
-      if (Function->doesThisDeclarationHaveABody() &&
-          !Function->isDependentContext())
-        Definitions.push_back(Function);
-      return true;
-    }
-    bool VisitCallExpr(CallExpr *Call) {
+  llvm::SmallVector<const CallExpr *, 64> Calls;
+  llvm::SmallVector<const FunctionDecl *, 32> Definitions;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto OnStmt = [&](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CallExpr>(&S))
       if (const FunctionDecl *Callee = stepCallee(Call);
           Callee &&
           !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
         Calls.push_back(Call);
-      return true;
-    }
-  } Calls(Ctx.getSourceManager());
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    return WalkStep::Continue;
+  };
+  auto OnDecl = [&](const Decl &D) {
+    if (const auto *Function = dyn_cast<FunctionDecl>(&D);
+        Function && Function->doesThisDeclarationHaveABody() &&
+        !Function->isDependentContext())
+      Definitions.push_back(Function);
+    return WalkStep::Continue;
+  };
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (!SM.isInSystemHeader(D->getLocation()))
-      Calls.TraverseDecl(D);
+      walkDecl(D, OnStmt, OnDecl);
 
   ProjectFacts Facts;
   // Which functions defined elsewhere a search for device work reached;
@@ -78,7 +78,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
           Keys.push_back(functionKey(Function));
     return Keys;
   };
-  for (const FunctionDecl *Function : Calls.Definitions) {
+  for (const FunctionDecl *Function : Definitions) {
     FunctionWork Work;
     Work.UnseenCallees = UnseenCalleeKeys(Function->getBody(), Work.QueuesWork);
     Facts.DefinedFunctions[functionKey(Function)] = std::move(Work);
@@ -98,7 +98,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       It->second = classifyLoop(Loop, Ctx);
     return It->second;
   };
-  for (const CallExpr *Call : Calls.Calls) {
+  for (const CallExpr *Call : Calls) {
     const FunctionDecl *Callee = stepCallee(Call);
     // Which calls run on every step: on every iteration of a loop that
     // queues device work (not an evaluation pass), or unconditionally from
@@ -154,7 +154,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                 Call->getArg(I + First),
                                 Callee->getParamDecl(I)->getType()));
   }
-  for (const FunctionDecl *Function : Calls.Definitions) {
+  for (const FunctionDecl *Function : Definitions) {
     Placement Returned = Devices.returnPlacement(Function).Where;
     if (Returned != Placement::Unknown)
       joinKnown(Facts.Returns[functionKey(Function)], Returned);

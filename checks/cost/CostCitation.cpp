@@ -3,9 +3,9 @@
 #include "cost/CostCitation.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/CallSummaries.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include <memory>
@@ -14,46 +14,43 @@
 namespace clang::tidy::xfer {
 namespace {
 
-/// Counts what one execution of a statement issues to the GPU.
-class LaunchCounter : public RecursiveASTVisitor<LaunchCounter> {
-public:
-  explicit LaunchCounter(ASTContext &Ctx) : Ctx(Ctx) {}
+/// What one execution of a statement issues to the GPU.
+struct LaunchCounts {
+  unsigned TorchOps = 0;
+  unsigned KernelLaunches = 0;
+};
 
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
-    ++KernelLaunches;
-    return true;
-  }
-
-  bool VisitCallExpr(CallExpr *Call) {
-    if (isa<CUDAKernelCallExpr>(Call))
-      return true;
+/// Adds what one execution of \p S issues to \p Counts, following the
+/// functions defined here that it calls (\p Visiting breaks recursion).
+void countLaunches(const Stmt *S, const SourceManager &SM, LaunchCounts &Counts,
+                   llvm::DenseSet<const FunctionDecl *> &Visiting) {
+  walkStmt(S, [&](const Stmt &Node) {
+    if (isa<LambdaExpr>(Node))
+      return WalkStep::SkipChildren;
+    if (isa<CUDAKernelCallExpr>(Node)) {
+      ++Counts.KernelLaunches;
+      return WalkStep::Continue;
+    }
+    const auto *Call = dyn_cast<CallExpr>(&Node);
+    if (!Call)
+      return WalkStep::Continue;
     // A LibTorch operation that launches GPU work returns a tensor (reads
     // such as item() return scalars); functions defined here are followed.
-    const FunctionDecl *Defined = definedCallee(Call, Ctx.getSourceManager());
+    const FunctionDecl *Defined = definedCallee(Call, SM);
     if (isTensorType(Call->getType()) && Call->getDirectCallee() && !Defined) {
-      ++TorchOps;
-      return true;
+      ++Counts.TorchOps;
+      return WalkStep::Continue;
     }
     if (std::optional<CudaApi> Api = identifyCudaCall(Call))
       if (*Api == CudaApi::LaunchKernel)
-        ++KernelLaunches;
-    if (Defined)
-      if (Visiting.insert(Defined).second) {
-        TraverseStmt(Defined->getBody());
-        Visiting.erase(Defined);
-      }
-    return true;
-  }
-
-  unsigned TorchOps = 0;
-  unsigned KernelLaunches = 0;
-
-private:
-  ASTContext &Ctx;
-  llvm::DenseSet<const FunctionDecl *> Visiting;
-};
+        ++Counts.KernelLaunches;
+    if (Defined && Visiting.insert(Defined).second) {
+      countLaunches(Defined->getBody(), SM, Counts, Visiting);
+      Visiting.erase(Defined);
+    }
+    return WalkStep::Continue;
+  });
+}
 
 /// Models shared by all checks and threads, read once per path.
 struct SharedModels {
@@ -124,8 +121,9 @@ std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
 
 double estimateHostWorkPerIterationUs(const Stmt *Loop, ASTContext &Ctx,
                                       const CostModel &Model) {
-  LaunchCounter Counter(Ctx);
-  Counter.TraverseStmt(const_cast<Stmt *>(loopBody(Loop)));
+  LaunchCounts Counter;
+  llvm::DenseSet<const FunctionDecl *> Visiting;
+  countLaunches(loopBody(Loop), Ctx.getSourceManager(), Counter, Visiting);
   double Us = 0;
   if (std::optional<CostPoint> Dispatch =
           Model.latency(patterns::TorchOpDispatch))
