@@ -23,10 +23,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
   targets=(cost-model nvcc-command compilation-database trace checks)
 
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DXFER_SANITIZE=address,undefined -DXFER_BUILD_RUNTIME=OFF \
-  -DXFER_BUILD_FUZZERS=ON -DLLVM_DIR="$(llvm-config-19 --cmakedir)" >/dev/null ||
-  exit 1
+bash scripts/configure-sanitized.sh || exit 1
 cmake --build build-sanitize --target "${targets[@]/%/-fuzzer}" || exit 1
 
 # LLVM's and clang's process-lifetime allocations are not leaks of an input.

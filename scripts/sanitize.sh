@@ -8,9 +8,7 @@
 # it instead of compiling everything a second time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DXFER_SANITIZE=address,undefined -DXFER_BUILD_RUNTIME=OFF \
-  -DXFER_BUILD_FUZZERS=ON -DLLVM_DIR="$(llvm-config-19 --cmakedir)" >/dev/null
+bash scripts/configure-sanitized.sh
 cmake --build build-sanitize
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
