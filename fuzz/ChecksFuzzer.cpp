@@ -4,8 +4,10 @@
 // on the input as a C++17 source that may include the LibTorch and CUDA
 // stand-in headers of testdata/include, with the built-in cost model's
 // notes on; then converts the findings and writes the text, JSON and SARIF
-// reports. Sources that do not parse are analysed as far as clang gets, as
-// in a real run.
+// reports. An input with CUDA syntax (a kernel, a launch, or the annotated
+// tests' "-x cuda" argument line) is parsed as CUDA host code, the way the
+// annotated tests parse theirs. Sources that do not parse are analysed as
+// far as clang gets, as in a real run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -63,8 +67,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       std::abort();
     Out.write(reinterpret_cast<const char *>(Data), Size);
   }
-  clang::tooling::FixedCompilationDatabase Database(
-      ".", {"-std=c++17", "-isystem", XFER_TESTDATA_DIR "/include"});
+  llvm::StringRef Source(reinterpret_cast<const char *>(Data), Size);
+  std::vector<std::string> Flags{"-std=c++17", "-isystem",
+                                 XFER_TESTDATA_DIR "/include"};
+  if (Source.contains("__global__") || Source.contains("<<<") ||
+      Source.contains("-x cuda"))
+    Flags.insert(Flags.begin(), {"-x", "cuda", "--cuda-host-only", "-nocudainc",
+                                 "-nocudalib"});
+  clang::tooling::FixedCompilationDatabase Database(".", Flags);
   xfer::RunOptions Options;
   Options.Checks = "-*,xfer-*";
   Options.ResourceDir = XFER_CLANG_RESOURCE_DIR;
