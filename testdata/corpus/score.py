@@ -67,7 +67,8 @@ def compiler_flags(root, manifest):
             flags.append("-I" + os.path.join(root, inc))
     for define in manifest.get("defines", "-").split():
         if define != "-":
-            flags.append(define)
+            # Manifests write a macro as `-DNAME` or as `NAME[=value]`.
+            flags.append(define if define.startswith("-") else "-D" + define)
     # Third-party headers the projects need, from Debian's packages.
     for system in ("/usr/include/torch/csrc/api/include", "/usr/include/opencv4",
                    "/usr/include/python3.11"):
