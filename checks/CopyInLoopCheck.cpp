@@ -9,11 +9,23 @@
 namespace clang::tidy::xfer {
 namespace {
 
+/// The host variable a copy reads: `Buffer`, or `&Value` for a scalar.
 const VarDecl *copiedVariable(const Expr *Subject) {
   if (!Subject)
     return nullptr;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Subject->IgnoreParenCasts());
+  Subject = Subject->IgnoreParenCasts();
+  if (const auto *AddressOf = dyn_cast<UnaryOperator>(Subject);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    Subject = AddressOf->getSubExpr()->IgnoreParenCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Subject);
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// True for a single value copied through its address (a flag, a counter),
+/// not a buffer.
+bool isScalarCopy(const VarDecl *Source) {
+  QualType Type = Source->getType();
+  return Type->isScalarType() && !Type->isPointerType();
 }
 
 /// The expression a use of a variable feeds, looking through implicit
@@ -36,6 +48,23 @@ bool isPointerToConst(QualType T) {
   return T->isPointerType() && T->getPointeeType().isConstQualified();
 }
 
+/// True if the address \p AddressOf is an argument for a pointer-to-const
+/// parameter (the source of a cudaMemcpy): the callee only reads through it.
+bool passedAsPointerToConst(const UnaryOperator *AddressOf, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const auto *Call =
+      dyn_cast_or_null<CallExpr>(consumerOf(AddressOf, Ctx, &Child));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return false;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+       ++I)
+    if (Call->getArg(I)->IgnoreParenImpCasts() ==
+        cast<Expr>(Child)->IgnoreParenImpCasts())
+      return isPointerToConst(Callee->getParamDecl(I)->getType());
+  return false;
+}
+
 /// True if \p Use of a tensor or pointer variable may change what the
 /// variable holds (or, for a pointer, what it points to).
 bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
@@ -47,8 +76,11 @@ bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
     return Assign->isAssignmentOp() && Assign->getLHS() == Child;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
     return Op->isAssignmentOp() && Op->getNumArgs() && Op->getArg(0) == Child;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer);
+      Unary && Unary->getOpcode() == UO_AddrOf)
+    return !passedAsPointerToConst(Unary, Ctx);
   if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer))
-    return Unary->isIncrementDecrementOp() || Unary->getOpcode() == UO_AddrOf ||
+    return Unary->isIncrementDecrementOp() ||
            (Unary->getOpcode() == UO_Deref &&
             !Use->getType()->getPointeeType().isConstQualified());
   if (isa<ArraySubscriptExpr>(Consumer))
@@ -82,6 +114,9 @@ bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
 
 /// True if nothing in \p Loop may change \p Var.
 bool isLoopInvariant(const VarDecl *Var, const Stmt *Loop, ASTContext &Ctx) {
+  QualType Type = Var->getType();
+  if (Type.isConstQualified() && !Type->isReferenceType())
+    return true;
   return !containsMatch<DeclRefExpr>(Loop, [&](const DeclRefExpr &Ref) {
     return Ref.getDecl() == Var && mayWriteThrough(&Ref, Ctx);
   });
@@ -97,7 +132,9 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
   // Moving each new batch to the device is necessary: only a source that
   // is the same on every iteration can be copied once instead.
   const VarDecl *Source = copiedVariable(H.Subject);
-  if (!Source || !Source->hasLocalStorage())
+  if (!Source ||
+      (!Source->hasLocalStorage() &&
+       !(Source->getType().isConstQualified() && Source->isLocalVarDecl())))
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
   // Declared inside the loop: a fresh value on every iteration.
@@ -120,10 +157,15 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "time")
            << H.Operation << FrequencyPhrase;
   const VarDecl *Source = copiedVariable(H.Subject);
+  // A flag or counter uploaded on every iteration usually resets what a
+  // kernel changed: the device can do that without the host.
   return diag(Call->getExprLoc(),
               "'%0' copies '%1' to the GPU %2, but '%1' does not change "
-              "inside the loop: copy it once before the loop")
-         << H.Operation << Source->getName() << FrequencyPhrase;
+              "inside the loop: copy it once before the loop%select{|, or, "
+              "where the device changes its copy, reset that on the device "
+              "(cudaMemsetAsync or a kernel)}3")
+         << H.Operation << Source->getName() << FrequencyPhrase
+         << isScalarCopy(Source);
 }
 
 } // namespace clang::tidy::xfer

@@ -69,6 +69,17 @@ const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
   return nullptr;
 }
 
+bool LoopHazardCheck::isBlockingReadBack(const CallExpr *Call,
+                                         DeviceInference &Devices) {
+  std::optional<Hazard> H = classifyHazard(Call, Devices);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return H &&
+         (H->Kind == HazardKind::DeviceToHostCopy ||
+          H->Kind == HazardKind::HostSync) &&
+         !(Callee && Callee->getIdentifier() &&
+           Callee->getName().ends_with("Async"));
+}
+
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
@@ -125,11 +136,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A value that decides whether the loop goes on (a convergence residual,
   // a done flag) must be read: necessary work, not a hazard.
-  const bool DecidesExit =
-      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return decidesLoopExit(Call, Loop.Loop, Ctx);
+  // So is a wait right before such a read-back: the copy would wait for
+  // the same work.
+  auto DecidesExitOf = [&](const CallExpr *ReadBack) {
+    return llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+      return decidesLoopExit(ReadBack, Loop.Loop, Ctx);
+    });
+  };
+  const bool DecidesExit = DecidesExitOf(Call);
+  const bool WaitsForExitReadBack =
+      !DecidesExit && H->Kind == HazardKind::HostSync && !Path &&
+      waitsRightBeforeReadBack(Call, Ctx, [&](const CallExpr *Next) {
+        return isBlockingReadBack(Next, Devices) && DecidesExitOf(Next);
       });
-  if (DecidesExit && !ReportTerminationReadBacks)
+  if ((DecidesExit || WaitsForExitReadBack) && !ReportTerminationReadBacks)
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;
@@ -141,11 +161,13 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       << Loop.Kind;
   if (Path)
     noteCallChain(*Path);
-  if (DecidesExit)
+  if (DecidesExit || WaitsForExitReadBack)
     diag(Call->getExprLoc(),
-         "the value decides whether the loop goes on: checking it every N "
-         "iterations lets the GPU run ahead in between",
-         DiagnosticIDs::Note);
+         "%select{the value|the read-back right after this wait}0 decides "
+         "whether the loop goes on: checking it every N iterations lets the "
+         "GPU run ahead in between",
+         DiagnosticIDs::Note)
+        << WaitsForExitReadBack;
   citeCost(Call, *H, Frequency, Ctx);
 }
 
@@ -183,6 +205,19 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   std::optional<std::string> Phrase = stepPhrase(Function, Facts.get());
   // A loop here that calls the function reports at that call instead.
   if (!Phrase || isCalledInLoopHere(Function, Analyses->devices(), Ctx))
+    return;
+  // A read-back whose value decides whether the driving loop goes on, and
+  // a wait right before one, are necessary work.
+  auto DecidesExit = [&](const CallExpr *ReadBack) {
+    return decidesStepExit(ReadBack, Function, Ctx);
+  };
+  if (!ReportTerminationReadBacks &&
+      (DecidesExit(Call) ||
+       (H.Kind == HazardKind::HostSync &&
+        waitsRightBeforeReadBack(Call, Ctx, [&](const CallExpr *Next) {
+          return isBlockingReadBack(Next, Analyses->devices()) &&
+                 DecidesExit(Next);
+        }))))
     return;
   if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
       !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)

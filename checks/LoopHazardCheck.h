@@ -52,6 +52,10 @@ private:
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
+  /// True for a read-back that blocks the host until it completes (a
+  /// cudaMemcpy to the host, item()), not an asynchronous copy.
+  static bool isBlockingReadBack(const CallExpr *Call,
+                                 DeviceInference &Devices);
   /// True if \p Call runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
   bool runsAHandfulOfTimesOnce(const CallExpr *Call,

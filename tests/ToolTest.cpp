@@ -331,6 +331,94 @@ int main() {
       << (*Written)->getBuffer().str();
 }
 
+// A step loop that calls a virtual method of an abstract backend reaches
+// every override the program defines, in other files too: the CUDA
+// backend's per-step wait is reported; its one-time setup, the read-back
+// of the residual its converged() tests (and the wait right before it) and
+// the CPU backend's step are not.
+TEST_F(ToolTest, VirtualCallsInStepLoopsReachOverridesInOtherFiles) {
+  std::string Backend = R"cpp(struct Backend {
+  virtual ~Backend() = default;
+  virtual void initialize() = 0;
+  virtual void step() = 0;
+};
+)cpp";
+  write("backend.h", Backend);
+  std::string Cuda = write("cuda_backend.cpp", R"cpp(#include <cuda_runtime.h>
+#include "backend.h"
+__global__ void relax(float *Field);
+struct CudaBackend final : Backend {
+  float *Field = nullptr;
+  float Residual = 1.0f;
+  void initialize() override;
+  void step() override;
+  bool converged() const { return Residual < 1e-3f; }
+  void advance();
+  void measure();
+};
+void CudaBackend::initialize() {
+  cudaMalloc((void **)&Field, 1 << 20);
+  cudaDeviceSynchronize();
+}
+void CudaBackend::step() {
+  advance();
+  measure();
+}
+void CudaBackend::advance() {
+  relax<<<64, 256>>>(Field);
+  cudaDeviceSynchronize();
+}
+void CudaBackend::measure() {
+  relax<<<64, 256>>>(Field);
+  cudaDeviceSynchronize();
+  float Largest = 0;
+  cudaMemcpy(&Largest, Field, sizeof(float), cudaMemcpyDeviceToHost);
+  Residual = Largest;
+}
+)cpp");
+  std::string Cpu = write("cpu_backend.cpp", R"cpp(#include "backend.h"
+struct CpuBackend final : Backend {
+  float Field[64] = {};
+  void initialize() override {}
+  void step() override {
+    for (float &Cell : Field)
+      Cell *= 0.5f;
+  }
+};
+Backend *makeCpuBackend() { return new CpuBackend; }
+)cpp");
+  std::string Runner = write("runner.cpp", R"cpp(#include "backend.h"
+void run(Backend &Simulation, int Steps) {
+  Simulation.initialize();
+  for (int Step = 0; Step < Steps; ++Step)
+    Simulation.step();
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R =
+      run(Tool, {"--index=" + Index, Cuda, Cpu, Runner, "--", "-x", "cuda",
+                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("cuda_backend.cpp:23:3: warning: "
+                       "'cudaDeviceSynchronize' synchronizes with the GPU on "
+                       "every call of 'CudaBackend::advance()', which runs on "
+                       "every iteration of the loop at runner.cpp:4"))
+      << R.Out;
+  // One-time setup, and the convergence read-back with the wait before it.
+  for (const char *Line : {":14:", ":15:", ":27:", ":29:"})
+    EXPECT_EQ(std::string::npos,
+              R.Out.find(std::string("cuda_backend.cpp") + Line))
+        << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("cpu_backend.cpp")) << R.Out;
+  size_t Warnings = 0;
+  for (size_t At = R.Out.find("warning:"); At != std::string::npos;
+       At = R.Out.find("warning:", At + 1))
+    ++Warnings;
+  EXPECT_EQ(1u, Warnings) << R.Out;
+}
+
 // What a function in another file returns and what a constructor in another
 // file stores in a member keep their placement: a replay buffer kept on the
 // host, fed to a module moved to the GPU, is a device mismatch.

@@ -123,6 +123,79 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
   return {};
 }
 
+/// True for `nullptr`, `NULL`, `false` and `0`.
+bool isNullOrFalse(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(E))
+    return true;
+  if (const auto *Bool = dyn_cast<CXXBoolLiteralExpr>(E))
+    return !Bool->getValue();
+  if (const auto *Integer = dyn_cast<IntegerLiteral>(E))
+    return Integer->getValue() == 0;
+  return false;
+}
+
+/// The variable or member a first-time test reads: `!Flag`,
+/// `Flag == false`, `Pointer == nullptr`.
+const ValueDecl *firstTimeSubject(const Expr *Cond) {
+  Cond = Cond->IgnoreParenImpCasts();
+  const Expr *Subject = nullptr;
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+      Not && Not->getOpcode() == UO_LNot)
+    Subject = Not->getSubExpr();
+  else if (const auto *Bin = dyn_cast<BinaryOperator>(Cond);
+           Bin && Bin->getOpcode() == BO_EQ)
+    for (auto [Side, Other] : {std::pair(Bin->getLHS(), Bin->getRHS()),
+                               std::pair(Bin->getRHS(), Bin->getLHS())})
+      if (isNullOrFalse(Other))
+        Subject = Side;
+  if (!Subject)
+    return nullptr;
+  Subject = Subject->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Subject))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(Subject))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+/// True if \p Then sets \p Subject in one of its own statements: assigns
+/// it, or passes its address to a call (`cudaMalloc(&Buffer, Bytes)`).
+bool assignsDirectly(const Stmt *Then, const ValueDecl *Subject) {
+  auto IsSubject = [&](const Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return Ref->getDecl() == Subject;
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      return Member->getMemberDecl() == Subject;
+    return false;
+  };
+  auto Assigns = [&](const Stmt *S) {
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S))
+      return Assign->getOpcode() == BO_Assign && IsSubject(Assign->getLHS());
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      return llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+        const auto *AddressOf =
+            dyn_cast<UnaryOperator>(Arg->IgnoreParenCasts());
+        return AddressOf && AddressOf->getOpcode() == UO_AddrOf &&
+               IsSubject(AddressOf->getSubExpr());
+      });
+    return false;
+  };
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then))
+    return llvm::any_of(Block->body(), Assigns);
+  return Assigns(Then);
+}
+
+/// True for lazy initialization, `if (!ready) { ...; ready = true; }`: the
+/// branch sets what its condition tests, so it runs the first time only.
+bool isFirstTimeBranch(const IfStmt *If) {
+  if (If->getElse())
+    return false;
+  const ValueDecl *Subject = firstTimeSubject(If->getCond());
+  return Subject && assignsDirectly(If->getThen(), Subject);
+}
+
 /// True if a break or return follows \p Child unconditionally in the
 /// compound statement \p Block.
 bool isFollowedByLoopExit(const Stmt *Child, const CompoundStmt *Block) {
@@ -611,6 +684,9 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
           G = Guard{GuardKind::EveryN, Period, ""};
       if (G.Kind == GuardKind::None && isLoggingBranch(If, Child))
         G = Guard{GuardKind::Logging, std::nullopt, ""};
+      if (G.Kind == GuardKind::None && Child == If->getThen() &&
+          isFirstTimeBranch(If))
+        G = Guard{GuardKind::Once, std::nullopt, ""};
       Strongest = rarer(Strongest, G);
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
                Block && BeforeFirstLoop) {
@@ -877,6 +953,17 @@ const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
     if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E);
         Unary && Unary->getOpcode() == UO_AddrOf)
       E = Unary->getSubExpr()->IgnoreParenImpCasts();
+    // Host buffers: `V.data()`, `&V[0]`.
+    if (const auto *Data = dyn_cast_or_null<CXXMemberCallExpr>(E);
+        Data && Data->getMethodDecl() &&
+        Data->getMethodDecl()->getIdentifier() &&
+        Data->getMethodDecl()->getName() == "data")
+      E = Data->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    else if (const auto *Element = dyn_cast_or_null<ArraySubscriptExpr>(E))
+      E = Element->getBase()->IgnoreParenImpCasts();
+    else if (const auto *Element = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+             Element && Element->getOperator() == OO_Subscript)
+      E = Element->getArg(0)->IgnoreParenImpCasts();
     if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
       return dyn_cast<VarDecl>(Ref->getDecl());
     return nullptr;
@@ -1059,6 +1146,87 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (Var && DecidesExit(Var))
       return true;
+  }
+  return false;
+}
+
+bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
+                     ASTContext &Ctx) {
+  const auto *Member = dyn_cast_or_null<CXXMethodDecl>(Method);
+  if (!Member || !Member->hasBody())
+    return false;
+  const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
+  if (!Destination)
+    return false;
+  const Stmt *Body = Member->getBody();
+  llvm::SmallPtrSet<const VarDecl *, 4> Derived =
+      valuesDerivedFrom(Destination, Body);
+  // The members of this object the method stores the value into.
+  llvm::SmallPtrSet<const FieldDecl *, 2> Stored;
+  walkStmt(Body, [&](const Stmt &S) {
+    const Expr *Target = nullptr, *Value = nullptr;
+    if (const auto *Op = dyn_cast<BinaryOperator>(&S);
+        Op && Op->isAssignmentOp()) {
+      Target = Op->getLHS();
+      Value = Op->getRHS();
+    } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(&S);
+               Call && Call->isAssignmentOp() && Call->getNumArgs() == 2) {
+      Target = Call->getArg(0);
+      Value = Call->getArg(1);
+    }
+    if (!Target)
+      return WalkStep::Continue;
+    const auto *Field = dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts());
+    if (Field && isa<CXXThisExpr>(Field->getBase()->IgnoreParenImpCasts()) &&
+        llvm::any_of(Derived,
+                     [&](const VarDecl *Var) { return refersTo(Value, Var); }))
+      if (const auto *Decl = dyn_cast<FieldDecl>(Field->getMemberDecl()))
+        Stored.insert(Decl);
+    return WalkStep::Continue;
+  });
+  if (Stored.empty())
+    return false;
+  for (const CXXMethodDecl *Predicate : Member->getParent()->methods()) {
+    const FunctionDecl *Definition = nullptr;
+    if (Predicate == Member || !Predicate->getReturnType()->isBooleanType() ||
+        !Predicate->hasBody(Definition))
+      continue;
+    if (containsMatch<MemberExpr>(
+            Definition->getBody(), [&](const MemberExpr &Use) {
+              const auto *Field = dyn_cast<FieldDecl>(Use.getMemberDecl());
+              return Field && Stored.contains(Field);
+            }))
+      return true;
+  }
+  return false;
+}
+
+bool waitsRightBeforeReadBack(
+    const CallExpr *Sync, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsNecessaryReadBack) {
+  // The statement of the block that holds the sync.
+  const Stmt *Statement = Sync;
+  const CompoundStmt *Block = nullptr;
+  for (const Stmt *P = parentStmt(Sync, Ctx); P;
+       Statement = P, P = parentStmt(P, Ctx)) {
+    if ((Block = dyn_cast<CompoundStmt>(P)))
+      break;
+    if (!isa<Expr>(P))
+      return false;
+  }
+  if (!Block)
+    return false;
+  const auto *After = llvm::find(Block->body(), Statement);
+  if (After == Block->body_end())
+    return false;
+  for (const Stmt *Next :
+       llvm::make_range(std::next(After), Block->body_end())) {
+    if (containsMatch<CallExpr>(Next, [&](const CallExpr &Call) {
+          return IsNecessaryReadBack(&Call);
+        }))
+      return true;
+    if (queuesDeviceWork(Next, Ctx, UnseenFunctions{}))
+      return false;
   }
   return false;
 }

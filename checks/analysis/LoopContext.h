@@ -15,6 +15,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
 #include <string>
@@ -132,6 +133,22 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 /// is a termination flag, not a hazard.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
+
+/// The same for a read-back in a method that runs once per step with no
+/// loop visible here (the loop is in another file): the value, or what the
+/// method computes from it, is stored into a member of its class that a
+/// `bool` method of the class reads (`residual_` read by `is_converged()`),
+/// the predicate a driving loop tests.
+bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
+                     ASTContext &Ctx);
+
+/// True if the statements after \p Sync in its block, up to the first one
+/// that queues device work, hold a blocking read-back that
+/// \p IsNecessaryReadBack accepts: the read-back waits for the same work,
+/// so the wait before it costs nothing more.
+bool waitsRightBeforeReadBack(
+    const CallExpr *Sync, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsNecessaryReadBack);
 
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).

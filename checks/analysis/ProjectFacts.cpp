@@ -32,6 +32,17 @@ void joinKnown(Placement &Into, Placement Next) {
   Into = Into == Placement::Unknown ? Next : joinPlacements(Into, Next);
 }
 
+/// Calls \p Visit for every method \p Method overrides, directly or
+/// through intermediate classes.
+void forEachOverriddenMethod(
+    const CXXMethodDecl *Method,
+    llvm::function_ref<void(const CXXMethodDecl *)> Visit) {
+  for (const CXXMethodDecl *Overridden : Method->overridden_methods()) {
+    Visit(Overridden);
+    forEachOverriddenMethod(Overridden, Visit);
+  }
+}
+
 } // namespace
 
 std::string functionKey(const FunctionDecl *Function) {
@@ -78,6 +89,15 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
           Keys.push_back(functionKey(Function));
     return Keys;
   };
+  // A virtual call may enter any override: the index links each method to
+  // the overrides defined in the program, as if the method called them, so
+  // a step loop calling `backend->step()` reaches `CudaBackend::step` in
+  // another file.
+  for (const FunctionDecl *Function : Definitions)
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
+      forEachOverriddenMethod(Method, [&](const CXXMethodDecl *Overridden) {
+        Facts.Calls.emplace_back(functionKey(Overridden), functionKey(Method));
+      });
   for (const FunctionDecl *Function : Definitions) {
     FunctionWork Work;
     Work.UnseenCallees = UnseenCalleeKeys(Function->getBody(), Work.QueuesWork);

@@ -132,6 +132,11 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
   case CudaApi::EventSynchronize:
     H.CostPattern = patterns::CudaEventSynchronize;
     return H;
+  case CudaApi::MallocManaged:
+  case CudaApi::FreeHost:
+    // Synchronizing like cudaMalloc/cudaFree; no measured pattern of their
+    // own, so no cost is cited.
+    return H;
   case CudaApi::Malloc:
   case CudaApi::Free:
     H.CostPattern = patterns::CudaMallocFree;

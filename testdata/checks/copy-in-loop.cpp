@@ -97,3 +97,33 @@ void uploads(const std::vector<torch::Tensor> &Loader, float *HostTable,
     (void)B;
   }
 }
+
+// A flag or counter uploaded from the same host value on every iteration
+// (a reset of what a kernel changes): set it on the device instead. A value
+// the loop changes is a new upload each time.
+void nextLevel(bool *Done, int *Count); // launches a kernel
+
+void resetFlags(bool *DeviceDone, int *DeviceCount, int Levels) {
+  const bool True = true;
+  int Zero = 0;
+  int Level = 0;
+  for (int I = 0; I < Levels; ++I) {
+    cudaMemcpy(DeviceDone, &True, sizeof(bool), cudaMemcpyHostToDevice);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'True' to
+    // the GPU on every iteration of the loop at line 110, but 'True' does not
+    // change inside the loop: copy it once before the loop, or, where the
+    // device changes its copy, reset that on the device (cudaMemsetAsync or a
+    // kernel) [xfer-copy-in-loop] CHECK-NOTES: :[[@LINE-3]]:3: note: loop
+    // starts here
+    cudaMemcpy(DeviceCount, &Zero, sizeof(int), cudaMemcpyHostToDevice);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to
+    // the GPU on every iteration of the loop at line 110, but 'Zero' does not
+    // change inside the loop: copy it once before the loop, or, where the
+    // device changes its copy, reset that on the device (cudaMemsetAsync or a
+    // kernel) [xfer-copy-in-loop] CHECK-NOTES: :[[@LINE-6]]:3: note: loop
+    // starts here
+    ++Level;
+    cudaMemcpy(DeviceCount, &Level, sizeof(int), cudaMemcpyHostToDevice);
+    nextLevel(DeviceDone, DeviceCount);
+  }
+}

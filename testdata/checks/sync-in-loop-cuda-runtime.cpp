@@ -107,3 +107,57 @@ void skipAhead(int Iters, int CheckInterval) {
     // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
   }
 }
+
+// A managed allocation and freeing pinned memory synchronize too.
+void managedPerIteration(float *Staging, int Iters) {
+  for (int I = 0; I < Iters; ++I) {
+    float *Cost = nullptr;
+    cudaMallocManaged((void **)&Cost, sizeof(float));
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMallocManaged' synchronizes
+    // with the GPU on every iteration of the loop at line 113: the host waits
+    // for all queued device work, so CPU and GPU stop overlapping
+    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    launchWork(Cost, 1);
+    cudaFreeHost(Staging);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFreeHost' synchronizes with
+    // the GPU on every iteration of the loop at line 113: the host waits for
+    // all queued device work, so CPU and GPU stop overlapping
+    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+  }
+}
+
+// Lazy allocation: a branch that sets what its condition tests runs the
+// first time only. One that does not runs whenever the test holds.
+struct Workspace {
+  float *Buffer = nullptr;
+  bool Ready = false;
+  void ensure() {
+    if (!Ready) {
+      cudaMalloc((void **)&Buffer, 4096);
+      Ready = true;
+    }
+  }
+};
+
+void lazyAllocation(Workspace &Space, bool Staged, int Iters) {
+  float *Buffer = nullptr;
+  float *Managed = nullptr;
+  bool Allocated = false;
+  for (int I = 0; I < Iters; ++I) {
+    if (!Allocated) {
+      cudaMalloc((void **)&Buffer, 4096);
+      Allocated = true;
+    }
+    if (Managed == nullptr)
+      cudaMallocManaged((void **)&Managed, 4096);
+    if (!Staged) {
+      cudaMalloc((void **)&Buffer, 4096);
+    }
+    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: 'cudaMalloc' synchronizes with
+    // the GPU on every iteration of the loop at line 142: the host waits for
+    // all queued device work, so CPU and GPU stop overlapping
+    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    Space.ensure();
+    launchWork(Buffer, 1024);
+  }
+}
