@@ -116,8 +116,14 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
     for (const Expr *Side : {Bin->getLHS(), Bin->getRHS()})
       if (std::optional<Guard> G = moduloGuard(Side, Ctx))
         return *G;
-    // i == 0, i == iters - 1, step + 1 == total: one iteration.
-    if (refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS()))
+    // i == 0, i == iters - 1, step + 1 == total: one iteration. Both sides
+    // are counters or constants: `data.size() != expected` is a check of
+    // the input, not of the iteration.
+    auto CounterOrConstant = [&](const Expr *Side) {
+      return refersToVariable(Side) || evaluateInt(Side, Ctx).has_value();
+    };
+    if ((refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS())) &&
+        CounterOrConstant(Bin->getLHS()) && CounterOrConstant(Bin->getRHS()))
       return Guard{GuardKind::Once, std::nullopt, ""};
   }
   return {};

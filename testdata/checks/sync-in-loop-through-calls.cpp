@@ -60,3 +60,36 @@ void train(torch::Tensor X, int Iters) {
   }
   logLoss(X.mean()); // outside the loop: once
 }
+
+// An input check that returns early does not make the rest run once: the
+// function frees on every call that passes it. A first-step test does.
+
+void launch(float *Batch); // launches a kernel
+
+static void trainBatch(float *Batch, const std::vector<float> &Host,
+                       size_t Expected) {
+  if (Host.size() != Expected) {
+    std::cout << "bad batch\n";
+    return;
+  }
+  launch(Batch);
+  cudaFree(Batch);
+}
+
+static void warmUp(float *Batch, int Step) {
+  if (Step != 0)
+    return;
+  cudaFree(Batch);
+}
+
+void batches(float **Batches, const std::vector<float> &Host, int Count) {
+  for (int I = 0; I < Count; ++I) {
+    trainBatch(Batches[I], Host, 64);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'trainBatch()' synchronizes with
+    // the GPU on every iteration of the loop at line 86: the host waits for all
+    // queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK-NOTES: :76:3: note: 'cudaFree' synchronizes with the GPU here
+    warmUp(Batches[I], I);
+  }
+}

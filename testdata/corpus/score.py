@@ -12,7 +12,10 @@ findings in the project's files are matched to `labels/<owner>__<name>.tsv`
 (see LABELLING.md):
 
 - a finding matches a label of the same file whose line or `also` places
-  hold the finding's line, and whose category fits the check
+  hold the finding's line (or, for a hazard reached through a call and
+  reported at the call, the place of the operation its notes end at:
+  "'cudaFree' synchronizes with the GPU here"), and whose category fits
+  the check
   (xfer-sync-in-loop and xfer-copy-in-loop both fit `sync-in-loop` and
   `copy-in-loop`: the labels say "blocks on each iteration", the checks split
   it by whether data moves);
@@ -71,7 +74,8 @@ def compiler_flags(root, manifest):
             flags.append(define if define.startswith("-") else "-D" + define)
     # Third-party headers the projects need, from Debian's packages.
     for system in ("/usr/include/torch/csrc/api/include", "/usr/include/opencv4",
-                   "/usr/include/python3.11"):
+                   "/usr/include/python3.11",
+                   "/usr/lib/x86_64-linux-gnu/openmpi/include"):
         if os.path.isdir(system):
             flags += ["-isystem", system]
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
@@ -142,8 +146,22 @@ def score_project(root, labels, findings):
         if path.startswith(".."):
             continue  # outside the project (system or third-party headers)
         fits = CHECK_CATEGORIES.get(check, set())
-        candidates = [i for i in by_place.get((path, finding["line"]), [])
-                      if labels[i]["category"] in fits]
+        # The finding's place, then the operation its note chain ends at
+        # ("'cudaFree' synchronizes with the GPU here"): a hazard reached
+        # through a call is reported at the call in the loop.
+        places = [(path, finding["line"])]
+        for note in finding.get("notes", []):
+            if (note["message"].endswith(" here")
+                    and note["message"] != "loop starts here"):
+                places.append((os.path.relpath(os.path.realpath(note["file"]),
+                                               os.path.realpath(root)),
+                               note["line"]))
+        candidates = []
+        for place in places:
+            candidates = [i for i in by_place.get(place, [])
+                          if labels[i]["category"] in fits]
+            if candidates:
+                break
         hazards = [i for i in candidates if labels[i]["verdict"] == "hazard"]
         if hazards:
             fresh = [i for i in hazards if i not in matched]
