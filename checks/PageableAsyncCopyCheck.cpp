@@ -151,6 +151,7 @@ void PageableAsyncCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analyses)
     Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
   checkCudaCopy(Call, Ctx);
+  checkCublasCopy(Call, Ctx);
   checkTorchCopy(Call, Ctx);
 }
 
@@ -214,6 +215,48 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
   if (Host.Where != Placement::Cpu)
     return;
 
+  std::optional<uint64_t> Bytes;
+  Expr::EvalResult Count;
+  if (*Api == CudaApi::MemcpyAsync && Call->getNumArgs() > 2 &&
+      !Call->getArg(2)->isValueDependent() &&
+      Call->getArg(2)->EvaluateAsInt(Count, Ctx) &&
+      !Count.Val.getInt().isNegative())
+    Bytes = Count.Val.getInt().getZExtValue();
+  reportPageableCopy(Call, cudaApiName(*Api), IntoHost, Host, Bytes, Ctx);
+}
+
+void PageableAsyncCopyCheck::checkCublasCopy(const CallExpr *Call,
+                                             ASTContext &Ctx) {
+  // cuBLAS's asynchronous matrix and vector transfers are cudaMemcpyAsync
+  // underneath: which argument is the host buffer, and its direction.
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return;
+  struct CublasCopy {
+    llvm::StringRef Name;
+    unsigned HostArgument;
+    bool IntoHost;
+  };
+  static constexpr CublasCopy Copies[] = {
+      {"cublasSetMatrixAsync", 3, false},
+      {"cublasGetMatrixAsync", 5, true},
+      {"cublasSetVectorAsync", 2, false},
+      {"cublasGetVectorAsync", 4, true},
+  };
+  const auto *Copy = llvm::find_if(
+      Copies, [&](const CublasCopy &C) { return Callee->getName() == C.Name; });
+  if (Copy == std::end(Copies) || Call->getNumArgs() <= Copy->HostArgument)
+    return;
+  PlacementFact Host =
+      Analyses->devices().pointerPlacement(Call->getArg(Copy->HostArgument));
+  if (Host.Where != Placement::Cpu)
+    return;
+  reportPageableCopy(Call, Copy->Name, Copy->IntoHost, Host, std::nullopt, Ctx);
+}
+
+void PageableAsyncCopyCheck::reportPageableCopy(
+    const CallExpr *Call, llvm::StringRef Name, bool IntoHost,
+    const PlacementFact &Host, std::optional<uint64_t> Bytes, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   diag(SM.getExpansionLoc(Call->getBeginLoc()),
        "'%0' copies %select{from|into}1 pageable host memory, so it is not "
@@ -222,15 +265,8 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
        "been copied out|once the data has reached host memory}1, so the "
        "copy does not overlap host work; allocate the buffer with "
        "cudaMallocHost or register it with cudaHostRegister")
-      << cudaApiName(*Api) << (IntoHost ? 1 : 0);
+      << Name << (IntoHost ? 1 : 0);
   notePageableOrigin(Host, Ctx);
-  std::optional<uint64_t> Bytes;
-  Expr::EvalResult Count;
-  if (*Api == CudaApi::MemcpyAsync && Call->getNumArgs() > 2 &&
-      !Call->getArg(2)->isValueDependent() &&
-      Call->getArg(2)->EvaluateAsInt(Count, Ctx) &&
-      !Count.Val.getInt().isNegative())
-    Bytes = Count.Val.getInt().getZExtValue();
   citeCost(Call, IntoHost, Bytes, Ctx);
 }
 

@@ -36,7 +36,12 @@ public:
 
 private:
   void checkCudaCopy(const CallExpr *Call, ASTContext &Ctx);
+  /// cublasSetMatrixAsync and friends: cudaMemcpyAsync underneath.
+  void checkCublasCopy(const CallExpr *Call, ASTContext &Ctx);
   void checkTorchCopy(const CallExpr *Call, ASTContext &Ctx);
+  void reportPageableCopy(const CallExpr *Call, llvm::StringRef Name,
+                          bool IntoHost, const PlacementFact &Host,
+                          std::optional<uint64_t> Bytes, ASTContext &Ctx);
   void notePageableOrigin(const PlacementFact &Fact, ASTContext &Ctx);
   /// The measured cost of the copy against its pinned equivalent.
   void citeCost(const CallExpr *Call, bool IntoHost,

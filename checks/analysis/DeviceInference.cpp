@@ -905,6 +905,10 @@ DeviceInference::evaluatePointer(const Expr *Original) {
         break;
       }
     }
+    // A helper of the program that returns a buffer it allocated.
+    if (std::optional<PlacementFact> Returned =
+            evaluateUserCall(Call, ValueKind::Pointer))
+      return Returned;
     return PlacementFact{};
   }
   return PlacementFact{};
