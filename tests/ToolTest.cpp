@@ -1081,6 +1081,49 @@ TEST_F(ToolTest, InstalledToolFindsItsFiles) {
   EXPECT_NE(std::string::npos, R.Out.find(File + CopyWarning)) << R.Out << R.Err;
 }
 
+// cpack -G DEB: a package that declares what the tool needs to run and,
+// unpacked anywhere, runs and finds its files relative to itself.
+TEST_F(ToolTest, DebianPackageDeclaresItsDependenciesAndRuns) {
+  std::string CPack = llvm::sys::path::parent_path(XFER_CMAKE).str() + "/cpack";
+  for (const char *Tool : {"dpkg-deb", "dpkg-shlibdeps"})
+    if (!llvm::sys::findProgramByName(Tool))
+      GTEST_SKIP() << Tool << " is not installed";
+  std::string Out = Dir.str().str() + "/package";
+  RunOutcome R = run(CPack, {"--config", XFER_BINARY_DIR "/CPackConfig.cmake",
+                             "-G", "DEB", "-B", Out});
+  ASSERT_EQ(0, R.Status) << R.Out << R.Err;
+  std::string Deb;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Out, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".deb"))
+      Deb = It->path();
+  ASSERT_FALSE(Deb.empty()) << R.Out;
+
+  std::string DpkgDeb = *llvm::sys::findProgramByName("dpkg-deb");
+  R = run(DpkgDeb, {"-f", Deb, "Depends"});
+  ASSERT_EQ(0, R.Status) << R.Err;
+  // Clang's builtin headers, and the shared libraries the tool links.
+  for (const char *Package : {"libclang-common-19-dev", "libclang-cpp19",
+                              "libllvm19", "libstdc++6"})
+    EXPECT_NE(std::string::npos, R.Out.find(Package)) << R.Out;
+
+  std::string Root = Dir.str().str() + "/root";
+  R = run(DpkgDeb, {"-x", Deb, Root});
+  ASSERT_EQ(0, R.Status) << R.Err;
+  for (const char *File :
+       {"/usr/bin/xfer-tidy", "/usr/lib/libXferTidy.so",
+        "/usr/share/xfer-tidy/cost-models/nvidia-h200.json",
+        "/usr/share/doc/xfer-tidy/docs/checks/sync-in-loop.md"})
+    EXPECT_TRUE(llvm::sys::fs::exists(Root + File)) << File;
+  std::string Source = write("hazard.cpp", HazardSource);
+  R = run(Root + "/usr/bin/xfer-tidy",
+          {"--cost-model=nvidia-h200", Source, "--", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(Source + CopyWarning)) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find("note: measured cost: ")) << R.Out;
+}
+
 // The README's CMake recipe: clang-tidy-19 with the installed plugin as
 // CMAKE_CXX_CLANG_TIDY reports the hazard while the project builds.
 TEST_F(ToolTest, CMakeRecipeRunsThePluginDuringTheBuild) {
