@@ -109,19 +109,11 @@ void resetFlags(bool *DeviceDone, int *DeviceCount, int Levels) {
   int Level = 0;
   for (int I = 0; I < Levels; ++I) {
     cudaMemcpy(DeviceDone, &True, sizeof(bool), cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'True' to
-    // the GPU on every iteration of the loop at line 110, but 'True' does not
-    // change inside the loop: copy it once before the loop, or, where the
-    // device changes its copy, reset that on the device (cudaMemsetAsync or a
-    // kernel) [xfer-copy-in-loop] CHECK-NOTES: :[[@LINE-3]]:3: note: loop
-    // starts here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'True' to the GPU on every iteration of the loop at line 110, but 'True' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
     cudaMemcpy(DeviceCount, &Zero, sizeof(int), cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to
-    // the GPU on every iteration of the loop at line 110, but 'Zero' does not
-    // change inside the loop: copy it once before the loop, or, where the
-    // device changes its copy, reset that on the device (cudaMemsetAsync or a
-    // kernel) [xfer-copy-in-loop] CHECK-NOTES: :[[@LINE-6]]:3: note: loop
-    // starts here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 110, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
     ++Level;
     cudaMemcpy(DeviceCount, &Level, sizeof(int), cudaMemcpyHostToDevice);
     nextLevel(DeviceDone, DeviceCount);

@@ -106,10 +106,8 @@ void waitThenRead(int *DeviceDone, float *Grid, int Levels) {
   for (int I = 0; I < Levels; ++I) {
     relax(Grid, DeviceDone);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize'
-    // synchronizes with the GPU on every iteration of the loop at line 106: the
-    // host waits for all queued device work, so CPU and GPU stop overlapping
-    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
     relax(Grid, DeviceDone);
     cudaMemcpy(&Done, DeviceDone, sizeof(int), cudaMemcpyDeviceToHost);
     if (Done)

@@ -113,16 +113,12 @@ void managedPerIteration(float *Staging, int Iters) {
   for (int I = 0; I < Iters; ++I) {
     float *Cost = nullptr;
     cudaMallocManaged((void **)&Cost, sizeof(float));
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMallocManaged' synchronizes
-    // with the GPU on every iteration of the loop at line 113: the host waits
-    // for all queued device work, so CPU and GPU stop overlapping
-    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMallocManaged' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
     launchWork(Cost, 1);
     cudaFreeHost(Staging);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFreeHost' synchronizes with
-    // the GPU on every iteration of the loop at line 113: the host waits for
-    // all queued device work, so CPU and GPU stop overlapping
-    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFreeHost' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
   }
 }
 
@@ -153,10 +149,8 @@ void lazyAllocation(Workspace &Space, bool Staged, int Iters) {
     if (!Staged) {
       cudaMalloc((void **)&Buffer, 4096);
     }
-    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: 'cudaMalloc' synchronizes with
-    // the GPU on every iteration of the loop at line 142: the host waits for
-    // all queued device work, so CPU and GPU stop overlapping
-    // [xfer-sync-in-loop] CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 142: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
     Space.ensure();
     launchWork(Buffer, 1024);
   }

@@ -85,9 +85,7 @@ static void warmUp(float *Batch, int Step) {
 void batches(float **Batches, const std::vector<float> &Host, int Count) {
   for (int I = 0; I < Count; ++I) {
     trainBatch(Batches[I], Host, 64);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'trainBatch()' synchronizes with
-    // the GPU on every iteration of the loop at line 86: the host waits for all
-    // queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'trainBatch()' synchronizes with the GPU on every iteration of the loop at line 86: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
     // CHECK-NOTES: :76:3: note: 'cudaFree' synchronizes with the GPU here
     warmUp(Batches[I], I);
