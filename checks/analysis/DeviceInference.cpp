@@ -1013,6 +1013,9 @@ const Expr *fieldInitializer(const Expr *Init, const FieldDecl *Field) {
 std::optional<PlacementFact>
 DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
   const auto *Field = dyn_cast<FieldDecl>(Use->getMemberDecl());
+  // A member of this object: what the program stores into it anywhere.
+  if (Field && isa<CXXThisExpr>(Use->getBase()->IgnoreParenImpCasts()))
+    return fieldPlacement(Field, ValueKind::Pointer);
   const auto *BaseRef =
       dyn_cast<DeclRefExpr>(Use->getBase()->IgnoreParenImpCasts());
   const auto *Base = BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
@@ -1417,6 +1420,19 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
     // `model(x)` is a call of the held module's forward().
     if (const FunctionDecl *Callee = stepCallee(Call))
       Out.CallSites[Callee->getCanonicalDecl()].push_back(Call);
+    // cudaMallocHost((void **)&member_, n): the allocation stores the member
+    // (the call stands for what it allocates, as for local variables).
+    if (std::optional<CudaApi> Api = identifyCudaCall(Call);
+        Api && Call->getNumArgs() > 0 &&
+        (*Api == CudaApi::Malloc || *Api == CudaApi::MallocManaged ||
+         *Api == CudaApi::MallocHost || *Api == CudaApi::HostAlloc))
+      if (const auto *AddrOf =
+              dyn_cast<UnaryOperator>(Call->getArg(0)->IgnoreParenCasts());
+          AddrOf && AddrOf->getOpcode() == UO_AddrOf)
+        if (const auto *Member = dyn_cast<MemberExpr>(
+                AddrOf->getSubExpr()->IgnoreParenImpCasts()))
+          if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+            Out.FieldWrites[Field].push_back(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
       NoteWrite(Op->getArg(0));

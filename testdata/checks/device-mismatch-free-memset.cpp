@@ -94,3 +94,25 @@ void frees(size_t N, float *Unknown, bool Flag) {
   cudaFree(Either);
   cudaFreeHost(Either);
 }
+
+// Members allocated through their address in one method and freed in
+// another: the allocation decides what the member holds.
+struct Particles {
+  float *Positions = nullptr;
+  float *Forces = nullptr;
+  void allocate(int N);
+  void release();
+};
+
+void Particles::allocate(int N) {
+  cudaMallocHost((void **)&Positions, N * sizeof(float));
+  cudaMalloc((void **)&Forces, N * sizeof(float));
+}
+
+void Particles::release() {
+  cudaFree(Positions);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Positions', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
+  // CHECK-NOTES: :108:3: note: 'Positions' is pinned host memory: pinned host memory from cudaMallocHost (stored in 'Positions')
+  cudaFree(Forces);
+  cudaFreeHost(Positions);
+}
