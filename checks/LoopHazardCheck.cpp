@@ -69,15 +69,25 @@ const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
   return nullptr;
 }
 
+bool LoopHazardCheck::isBareWait(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  return Name.ends_with("Synchronize") || Name == "synchronize";
+}
+
 bool LoopHazardCheck::isBlockingReadBack(const CallExpr *Call,
                                          DeviceInference &Devices) {
   std::optional<Hazard> H = classifyHazard(Call, Devices);
   const FunctionDecl *Callee = Call->getDirectCallee();
-  return H &&
-         (H->Kind == HazardKind::DeviceToHostCopy ||
-          H->Kind == HazardKind::HostSync) &&
-         !(Callee && Callee->getIdentifier() &&
-           Callee->getName().ends_with("Async"));
+  if (!H || (Callee && Callee->getIdentifier() &&
+             Callee->getName().ends_with("Async")))
+    return false;
+  // A copy to the host, or a LibTorch read of a tensor's value (item(),
+  // printing it); not a bare wait.
+  return H->Kind == HazardKind::DeviceToHostCopy ||
+         (H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject);
 }
 
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
@@ -134,22 +144,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
         return Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation;
       }))
     return;
+  // A wait next to a blocking read-back costs nothing the read-back does
+  // not: the read-back is the finding, if any.
+  if (!Path && isBareWait(Call) &&
+      waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
+        return Other != Call && isBlockingReadBack(Other, Devices);
+      }))
+    return;
   // A value that decides whether the loop goes on (a convergence residual,
   // a done flag) must be read: necessary work, not a hazard.
-  // So is a wait right before such a read-back: the copy would wait for
-  // the same work.
-  auto DecidesExitOf = [&](const CallExpr *ReadBack) {
-    return llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-      return decidesLoopExit(ReadBack, Loop.Loop, Ctx);
-    });
-  };
-  const bool DecidesExit = DecidesExitOf(Call);
-  const bool WaitsForExitReadBack =
-      !DecidesExit && H->Kind == HazardKind::HostSync && !Path &&
-      waitsRightBeforeReadBack(Call, Ctx, [&](const CallExpr *Next) {
-        return isBlockingReadBack(Next, Devices) && DecidesExitOf(Next);
+  const bool DecidesExit =
+      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return decidesLoopExit(Call, Loop.Loop, Ctx);
       });
-  if ((DecidesExit || WaitsForExitReadBack) && !ReportTerminationReadBacks)
+  if (DecidesExit && !ReportTerminationReadBacks)
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;
@@ -161,13 +169,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       << Loop.Kind;
   if (Path)
     noteCallChain(*Path);
-  if (DecidesExit || WaitsForExitReadBack)
+  if (DecidesExit)
     diag(Call->getExprLoc(),
-         "%select{the value|the read-back right after this wait}0 decides "
-         "whether the loop goes on: checking it every N iterations lets the "
-         "GPU run ahead in between",
-         DiagnosticIDs::Note)
-        << WaitsForExitReadBack;
+         "the value decides whether the loop goes on: checking it every N "
+         "iterations lets the GPU run ahead in between",
+         DiagnosticIDs::Note);
   citeCost(Call, *H, Frequency, Ctx);
 }
 
@@ -206,18 +212,14 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // A loop here that calls the function reports at that call instead.
   if (!Phrase || isCalledInLoopHere(Function, Analyses->devices(), Ctx))
     return;
-  // A read-back whose value decides whether the driving loop goes on, and
-  // a wait right before one, are necessary work.
-  auto DecidesExit = [&](const CallExpr *ReadBack) {
-    return decidesStepExit(ReadBack, Function, Ctx);
-  };
-  if (!ReportTerminationReadBacks &&
-      (DecidesExit(Call) ||
-       (H.Kind == HazardKind::HostSync &&
-        waitsRightBeforeReadBack(Call, Ctx, [&](const CallExpr *Next) {
-          return isBlockingReadBack(Next, Analyses->devices()) &&
-                 DecidesExit(Next);
-        }))))
+  // A read-back whose value decides whether the driving loop goes on is
+  // necessary work; a wait next to a blocking read-back costs nothing more.
+  if (!ReportTerminationReadBacks && decidesStepExit(Call, Function, Ctx))
+    return;
+  if (isBareWait(Call) &&
+      waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
+        return Other != Call && isBlockingReadBack(Other, Analyses->devices());
+      }))
     return;
   if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
       !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)

@@ -52,8 +52,12 @@ private:
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
+  /// True for a wait and nothing else: cudaDeviceSynchronize,
+  /// cudaStreamSynchronize, cudaEventSynchronize, torch::cuda::synchronize.
+  static bool isBareWait(const CallExpr *Call);
   /// True for a read-back that blocks the host until it completes (a
-  /// cudaMemcpy to the host, item()), not an asynchronous copy.
+  /// cudaMemcpy to the host, item()), not an asynchronous copy or a bare
+  /// wait.
   static bool isBlockingReadBack(const CallExpr *Call,
                                  DeviceInference &Devices);
   /// True if \p Call runs at most a handful of times per call of its

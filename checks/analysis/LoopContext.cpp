@@ -889,6 +889,20 @@ bool namesResourceRelease(llvm::StringRef Name) {
   return EndsReleaseWord();
 }
 
+bool namesErrorCheck(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef Text(Lower);
+  return Text.contains("error") || Text.contains("assert") ||
+         Text.contains("errchk") ||
+         (Text.starts_with("check") &&
+          (Text.contains("cuda") || Text.contains("err") ||
+           Text.contains("state") || Text.contains("status")));
+}
+
+bool namesWorkFreeHelper(llvm::StringRef Name) {
+  return namesResourceRelease(Name) || namesErrorCheck(Name);
+}
+
 bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
   if (Collected) {
     Collected->push_back(Function);
@@ -898,9 +912,10 @@ bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
     if (std::optional<bool> Known = Facts->queuesDeviceWork(Function))
       return *Known;
   // Unknown: it may launch, unless its name says it releases resources (a
-  // teardown loop freeing per device through such calls is not a step loop).
+  // teardown loop freeing per device through such calls is not a step loop)
+  // or checks an error status.
   const IdentifierInfo *Id = Function->getIdentifier();
-  return !Id || !namesResourceRelease(Id->getName());
+  return !Id || !namesWorkFreeHelper(Id->getName());
 }
 
 bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
@@ -1207,9 +1222,9 @@ bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
   return false;
 }
 
-bool waitsRightBeforeReadBack(
+bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
-    llvm::function_ref<bool(const CallExpr *)> IsNecessaryReadBack) {
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
   // The statement of the block that holds the sync.
   const Stmt *Statement = Sync;
   const CompoundStmt *Block = nullptr;
@@ -1222,19 +1237,24 @@ bool waitsRightBeforeReadBack(
   }
   if (!Block)
     return false;
-  const auto *After = llvm::find(Block->body(), Statement);
-  if (After == Block->body_end())
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+  const auto *At = llvm::find(Body, Statement);
+  if (At == Body.end())
     return false;
-  for (const Stmt *Next :
-       llvm::make_range(std::next(After), Block->body_end())) {
-    if (containsMatch<CallExpr>(Next, [&](const CallExpr &Call) {
-          return IsNecessaryReadBack(&Call);
-        }))
-      return true;
-    if (queuesDeviceWork(Next, Ctx, UnseenFunctions{}))
-      return false;
-  }
-  return false;
+  // Walks one way from the sync until a read-back or device work.
+  auto FindsReadBack = [&](auto Begin, auto End) {
+    for (auto It = Begin; It != End; ++It) {
+      if (containsMatch<CallExpr>(*It, [&](const CallExpr &Call) {
+            return IsBlockingReadBack(&Call);
+          }))
+        return true;
+      if (queuesDeviceWork(*It, Ctx, UnseenFunctions{}))
+        return false;
+    }
+    return false;
+  };
+  return FindsReadBack(std::next(At), Body.end()) ||
+         FindsReadBack(std::make_reverse_iterator(At), Body.rend());
 }
 
 double ExecutionFrequency::relativeFrequency() const {

@@ -81,14 +81,22 @@ enum class LoopRole {
 
 class ProjectFacts;
 
-/// What a search for device work assumes of the functions this translation
-/// unit calls but does not define.
 /// True if a function's unqualified \p Name says it releases resources
 /// (`grid_deallocate_device`, `freeBuffers`, `destroyStreams`): a word of it,
 /// split at underscores and lower-to-upper case changes, is a release verb.
-/// Such a function, defined in no file given, is taken to queue no work.
 bool namesResourceRelease(llvm::StringRef Name);
 
+/// True if a function's unqualified \p Name says it checks an error status
+/// (`checkCudaErrors`, `checkCudaState`, `HandleError`, `gpuAssert`,
+/// `gpuErrchk`): the wrappers CUDA code puts around every runtime call.
+bool namesErrorCheck(llvm::StringRef Name);
+
+/// A function defined in no file given whose name says it releases
+/// resources or checks errors is taken to queue no device work.
+bool namesWorkFreeHelper(llvm::StringRef Name);
+
+/// What a search for device work assumes of the functions this translation
+/// unit calls but does not define.
 struct UnseenFunctions {
   /// What the program's other files say of them (the project index); a
   /// function it does not know may launch.
@@ -142,13 +150,14 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
                      ASTContext &Ctx);
 
-/// True if the statements after \p Sync in its block, up to the first one
-/// that queues device work, hold a blocking read-back that
-/// \p IsNecessaryReadBack accepts: the read-back waits for the same work,
-/// so the wait before it costs nothing more.
-bool waitsRightBeforeReadBack(
+/// True if a blocking read-back that \p IsBlockingReadBack accepts sits in
+/// \p Sync's block next to it, with nothing that queues device work in
+/// between: just after it (the read-back waits for the same work) or just
+/// before it (the device has been drained already). Such a wait costs
+/// nothing the read-back does not; the read-back is the finding, if any.
+bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
-    llvm::function_ref<bool(const CallExpr *)> IsNecessaryReadBack);
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).

@@ -209,11 +209,11 @@ bool ProjectFacts::mayQueueWork(llvm::StringRef Key) const {
   if (It != DefinedFunctions.end())
     return It->second.QueuesWork;
   // Defined in no file: it may launch, unless its name says it releases
-  // resources (the key is "<qualified name>/<arity>").
+  // resources or checks errors (the key is "<qualified name>/<arity>").
   llvm::StringRef Name = Key.rsplit('/').first.rsplit("::").second;
   if (Name.empty())
     Name = Key.rsplit('/').first;
-  return !namesResourceRelease(Name);
+  return !namesWorkFreeHelper(Name);
 }
 
 std::optional<bool>

@@ -93,8 +93,8 @@ void accumulate(double *DeviceLambdas, double *Lambdas, int Cells, int Steps) {
 }
 
 // A wait right before the blocking read-back of the done flag costs nothing
-// more: the copy waits for the same kernel. A wait before a read-back that
-// only logs is a hazard, and so is one with device work queued in between.
+// more: the copy waits for the same kernel. One with device work queued
+// between it and the read-back is a hazard.
 void waitThenRead(int *DeviceDone, float *Grid, int Levels) {
   int Done = 0;
   while (!Done) {

@@ -155,3 +155,27 @@ void lazyAllocation(Workspace &Space, bool Staged, int Iters) {
     launchWork(Buffer, 1024);
   }
 }
+
+// A wait next to a blocking copy to the host costs nothing the copy does
+// not: right before it (the copy waits for the same work), or right after
+// it (the device is drained). Error checks in between queue no work. The
+// copy is the finding.
+void checkState(const char *Where); // calls cudaGetLastError
+void gpuErrchk(cudaError_t Status);
+
+float waitsBesideCopies(float *Device, float *Host, int Iters) {
+  float Sum = 0.0f;
+  for (int I = 0; I < Iters; ++I) {
+    launchWork(Device, 1024);
+    cudaDeviceSynchronize();
+    checkState("reduce");
+    gpuErrchk(cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost));
+    cudaDeviceSynchronize();
+    Sum += Host[0];
+    launchWork(Device, 1024);
+    cudaStreamSynchronize(0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 168: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+  }
+  return Sum;
+}
