@@ -69,25 +69,13 @@ const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
   return nullptr;
 }
 
-bool LoopHazardCheck::isBareWait(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || !Callee->getIdentifier())
-    return false;
-  llvm::StringRef Name = Callee->getName();
-  return Name.ends_with("Synchronize") || Name == "synchronize";
-}
-
-bool LoopHazardCheck::isBlockingReadBack(const CallExpr *Call,
-                                         DeviceInference &Devices) {
-  std::optional<Hazard> H = classifyHazard(Call, Devices);
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!H || (Callee && Callee->getIdentifier() &&
-             Callee->getName().ends_with("Async")))
-    return false;
-  // A copy to the host, or a LibTorch read of a tensor's value (item(),
-  // printing it); not a bare wait.
-  return H->Kind == HazardKind::DeviceToHostCopy ||
-         (H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject);
+bool LoopHazardCheck::waitsBesideBlockingReadBack(const CallExpr *Call,
+                                                  ASTContext &Ctx) {
+  DeviceInference &Devices = Analyses->devices();
+  return isBareWait(Call) &&
+         waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
+           return Other != Call && isBlockingReadBack(Other, Devices);
+         });
 }
 
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
@@ -146,10 +134,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A wait next to a blocking read-back costs nothing the read-back does
   // not: the read-back is the finding, if any.
-  if (!Path && isBareWait(Call) &&
-      waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-        return Other != Call && isBlockingReadBack(Other, Devices);
-      }))
+  if (!Path && waitsBesideBlockingReadBack(Call, Ctx))
     return;
   // A value that decides whether the loop goes on (a convergence residual,
   // a done flag) must be read: necessary work, not a hazard.
@@ -216,10 +201,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // necessary work; a wait next to a blocking read-back costs nothing more.
   if (!ReportTerminationReadBacks && decidesStepExit(Call, Function, Ctx))
     return;
-  if (isBareWait(Call) &&
-      waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-        return Other != Call && isBlockingReadBack(Other, Analyses->devices());
-      }))
+  if (waitsBesideBlockingReadBack(Call, Ctx))
     return;
   if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
       !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)

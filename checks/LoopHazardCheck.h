@@ -52,14 +52,9 @@ private:
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
-  /// True for a wait and nothing else: cudaDeviceSynchronize,
-  /// cudaStreamSynchronize, cudaEventSynchronize, torch::cuda::synchronize.
-  static bool isBareWait(const CallExpr *Call);
-  /// True for a read-back that blocks the host until it completes (a
-  /// cudaMemcpy to the host, item()), not an asynchronous copy or a bare
-  /// wait.
-  static bool isBlockingReadBack(const CallExpr *Call,
-                                 DeviceInference &Devices);
+  /// True if \p Call is a bare wait next to a blocking read-back (see
+  /// waitsBesideReadBack): the read-back is the finding, if any.
+  bool waitsBesideBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
   /// True if \p Call runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
   bool runsAHandfulOfTimesOnce(const CallExpr *Call,

@@ -25,15 +25,7 @@ public:
   bool TraverseStmt(Stmt *S) {
     if (!S)
       return true;
-    switch (OnStmt(*S)) {
-    case WalkStep::Stop:
-      return false;
-    case WalkStep::SkipChildren:
-      return true;
-    case WalkStep::Continue:
-      return Base::TraverseStmt(S);
-    }
-    llvm_unreachable("unknown WalkStep");
+    return follow(OnStmt(*S), [&] { return Base::TraverseStmt(S); });
   }
 
   bool TraverseDecl(Decl *D) {
@@ -41,18 +33,25 @@ public:
     // without visiting, and so does the callback.
     if (!D || !OnDecl || (D->isImplicit() && !shouldVisitImplicitCode()))
       return Base::TraverseDecl(D);
-    switch (OnDecl(*D)) {
+    return follow(OnDecl(*D), [&] { return Base::TraverseDecl(D); });
+  }
+
+private:
+  /// What a callback's answer means for the traversal: go into the node
+  /// (\p Children), skip its children, or stop the whole walk.
+  template <typename Traverse>
+  static bool follow(WalkStep Step, Traverse Children) {
+    switch (Step) {
     case WalkStep::Stop:
       return false;
     case WalkStep::SkipChildren:
       return true;
     case WalkStep::Continue:
-      return Base::TraverseDecl(D);
+      return Children();
     }
     llvm_unreachable("unknown WalkStep");
   }
 
-private:
   StmtCallback OnStmt;
   DeclCallback OnDecl;
   WalkScope Scope;

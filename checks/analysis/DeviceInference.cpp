@@ -107,6 +107,24 @@ const VarDecl *allocatedVariable(const Expr *Arg) {
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
+/// The member a pointer-allocating call writes: `&member_`,
+/// `(void **)&this->member_`.
+const FieldDecl *allocatedField(const Expr *Arg) {
+  const auto *AddrOf = dyn_cast<UnaryOperator>(Arg->IgnoreParenCasts());
+  if (!AddrOf || AddrOf->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const auto *Member =
+      dyn_cast<MemberExpr>(AddrOf->getSubExpr()->IgnoreParenImpCasts());
+  return Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+}
+
+/// True for the CUDA allocators that return the pointer through their first
+/// argument.
+bool allocatesThroughFirstArgument(CudaApi Api) {
+  return Api == CudaApi::Malloc || Api == CudaApi::MallocManaged ||
+         Api == CudaApi::MallocHost || Api == CudaApi::HostAlloc;
+}
+
 const VarDecl *assignedVariable(const Expr *LHS) {
   const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -1325,14 +1343,12 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
     std::optional<CudaApi> Api = identifyCudaCall(Call);
     if (!Api || Call->getNumArgs() == 0)
       return;
-    switch (*Api) {
-    case CudaApi::Malloc:
-    case CudaApi::MallocManaged:
-    case CudaApi::MallocHost:
-    case CudaApi::HostAlloc:
+    if (allocatesThroughFirstArgument(*Api)) {
       if (const VarDecl *Var = allocatedVariable(Call->getArg(0)))
         Out[Var].push_back({Call, Call, false});
-      break;
+      return;
+    }
+    switch (*Api) {
     case CudaApi::HostRegister: {
       // A pointer, an array, or a container's storage (v.data()).
       const Expr *Registered = Call->getArg(0)->IgnoreParenCasts();
@@ -1423,16 +1439,9 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
     // cudaMallocHost((void **)&member_, n): the allocation stores the member
     // (the call stands for what it allocates, as for local variables).
     if (std::optional<CudaApi> Api = identifyCudaCall(Call);
-        Api && Call->getNumArgs() > 0 &&
-        (*Api == CudaApi::Malloc || *Api == CudaApi::MallocManaged ||
-         *Api == CudaApi::MallocHost || *Api == CudaApi::HostAlloc))
-      if (const auto *AddrOf =
-              dyn_cast<UnaryOperator>(Call->getArg(0)->IgnoreParenCasts());
-          AddrOf && AddrOf->getOpcode() == UO_AddrOf)
-        if (const auto *Member = dyn_cast<MemberExpr>(
-                AddrOf->getSubExpr()->IgnoreParenImpCasts()))
-          if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
-            Out.FieldWrites[Field].push_back(Call);
+        Api && allocatesThroughFirstArgument(*Api) && Call->getNumArgs() > 0)
+      if (const FieldDecl *Field = allocatedField(Call->getArg(0)))
+        Out.FieldWrites[Field].push_back(Call);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
       NoteWrite(Op->getArg(0));

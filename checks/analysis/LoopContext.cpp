@@ -141,6 +141,16 @@ bool isNullOrFalse(const Expr *E) {
   return false;
 }
 
+/// The variable or member \p E names: `Flag`, `this->Flag`, `Object.Flag`.
+const ValueDecl *namedDeclaration(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
 /// The variable or member a first-time test reads: `!Flag`,
 /// `Flag == false`, `Pointer == nullptr`.
 const ValueDecl *firstTimeSubject(const Expr *Cond) {
@@ -155,26 +165,14 @@ const ValueDecl *firstTimeSubject(const Expr *Cond) {
                                std::pair(Bin->getRHS(), Bin->getLHS())})
       if (isNullOrFalse(Other))
         Subject = Side;
-  if (!Subject)
-    return nullptr;
-  Subject = Subject->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Subject))
-    return Ref->getDecl();
-  if (const auto *Member = dyn_cast<MemberExpr>(Subject))
-    return Member->getMemberDecl();
-  return nullptr;
+  return Subject ? namedDeclaration(Subject) : nullptr;
 }
 
 /// True if \p Then sets \p Subject in one of its own statements: assigns
 /// it, or passes its address to a call (`cudaMalloc(&Buffer, Bytes)`).
 bool assignsDirectly(const Stmt *Then, const ValueDecl *Subject) {
   auto IsSubject = [&](const Expr *E) {
-    E = E->IgnoreParenCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return Ref->getDecl() == Subject;
-    if (const auto *Member = dyn_cast<MemberExpr>(E))
-      return Member->getMemberDecl() == Subject;
-    return false;
+    return namedDeclaration(E) == Subject;
   };
   auto Assigns = [&](const Stmt *S) {
     if (const auto *Assign = dyn_cast<BinaryOperator>(S))

@@ -222,4 +222,24 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
   return std::nullopt;
 }
 
+bool isBareWait(const CallExpr *Call) {
+  if (std::optional<CudaApi> Api = identifyCudaCall(Call))
+    return *Api == CudaApi::DeviceSynchronize ||
+           *Api == CudaApi::ThreadSynchronize ||
+           *Api == CudaApi::StreamSynchronize ||
+           *Api == CudaApi::EventSynchronize;
+  std::optional<TorchCall> Torch = identifyTorchCall(Call);
+  return Torch && Torch->Op == TorchOp::CudaSynchronize;
+}
+
+bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices) {
+  if (std::optional<CudaApi> Api = identifyCudaCall(Call);
+      Api && isAsyncCopy(*Api))
+    return false;
+  std::optional<Hazard> H = classifyHazard(Call, Devices);
+  return H &&
+         (H->Kind == HazardKind::DeviceToHostCopy ||
+          (H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject));
+}
+
 } // namespace clang::tidy::xfer

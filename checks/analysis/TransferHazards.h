@@ -46,6 +46,16 @@ bool hasDevicePlacementEvidence(const Hazard &H);
 std::optional<Hazard> classifyHazard(const CallExpr *Call,
                                      DeviceInference &Devices);
 
+/// True for a wait and nothing else: cudaDeviceSynchronize,
+/// cudaThreadSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
+/// torch::cuda::synchronize().
+bool isBareWait(const CallExpr *Call);
+
+/// True for a read-back that blocks the host until it completes: a copy to
+/// the host that is not asynchronous, or a LibTorch read of a tensor's value
+/// (item(), printing it); not a bare wait.
+bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H
