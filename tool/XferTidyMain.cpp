@@ -38,6 +38,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
 #include <csignal>
 #include <mutex>
 #ifdef __linux__
@@ -280,34 +281,95 @@ bool useColor(ColorChoice Mode, bool IsTerminal) {
   return IsTerminal;
 }
 
-/// "[3/12] analysing train.cpp" on stderr as each translation unit starts,
-/// one whole line at a time whichever thread starts it.
-class ProgressLines {
-public:
-  explicit ProgressLines(bool Enabled) : Enabled(Enabled) {}
+enum class ProgressChoice { Auto, Always, Never };
 
-  /// An arguments adjuster that reports each of the \p Total files as
-  /// clang-tidy's tool prepares its command, then passes the command on
-  /// unchanged.
-  tooling::ArgumentsAdjuster stage(std::string Stage, size_t Total) {
+/// Progress of a run of several translation units on stderr. On a terminal
+/// one line, rewritten as each unit finishes: "[5/12] analysing, 7 findings,
+/// 0:42, slowest: train.cpp 12.1 s". Elsewhere (--progress=always in a log)
+/// one such line per unit, naming it: "[5/12] analysed train.cpp (3.2 s),
+/// 7 findings, 0:42, slowest: train.cpp 12.1 s".
+class ProgressDisplay {
+public:
+  ProgressDisplay(bool Enabled, bool Terminal)
+      : Enabled(Enabled), Terminal(Terminal),
+        Start(std::chrono::steady_clock::now()) {}
+  ~ProgressDisplay() { clear(); }
+
+  /// The callback for one pass over \p Total units ("indexing",
+  /// "analysing"); null when progress is off.
+  std::function<void(StringRef, const xfer::RunResult &, double)>
+  stage(StringRef Stage, size_t Total) {
     if (!Enabled)
       return nullptr;
-    return [this, Stage, Total](const tooling::CommandLineArguments &Args,
-                                StringRef File) {
-      std::lock_guard<std::mutex> Guard(Lock);
-      if (Started[Stage].insert(File).second) {
-        std::string Line = formatv("[{0}/{1}] {2} {3}\n",
-                                   Started[Stage].size(), Total, Stage, File);
-        errs() << Line;
-      }
-      return Args;
+    std::lock_guard<std::mutex> Guard(Lock);
+    clear();
+    Done = 0;
+    Slowest.clear();
+    SlowestSeconds = 0;
+    CountFindings = Stage == "analysing";
+    return [this, Stage = Stage.str(), Total](StringRef File,
+                                              const xfer::RunResult &Result,
+                                              double Seconds) {
+      unitDone(Stage, Total, File, Result, Seconds);
     };
   }
 
+  /// Removes the terminal's line before anything else is printed.
+  void clear() {
+    if (Enabled && Terminal && LineShown) {
+      errs() << "\r\x1b[K";
+      errs().flush();
+      LineShown = false;
+    }
+  }
+
 private:
+  void unitDone(StringRef Stage, size_t Total, StringRef File,
+                const xfer::RunResult &Result, double Seconds) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    ++Done;
+    if (CountFindings)
+      Findings += llvm::count_if(Result.Diagnostics,
+                                 [](const tidy::ClangTidyError &E) {
+                                   return StringRef(E.DiagnosticName)
+                                       .starts_with("xfer-");
+                                 });
+    StringRef Name = sys::path::filename(File);
+    if (Seconds >= SlowestSeconds) {
+      SlowestSeconds = Seconds;
+      Slowest = Name.str();
+    }
+    unsigned Elapsed = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::steady_clock::now() - Start)
+                           .count();
+    std::string Status =
+        formatv("{0}{1}:{2:2}, slowest: {3} {4:F1} s",
+                CountFindings ? formatv("{0} findings, ", Findings).str()
+                              : std::string(),
+                Elapsed / 60, Elapsed % 60, Slowest, SlowestSeconds)
+            .str();
+    if (Terminal) {
+      errs() << formatv("\r\x1b[K[{0}/{1}] {2}, {3}", Done, Total, Stage,
+                        Status);
+      LineShown = true;
+    } else {
+      errs() << formatv("[{0}/{1}] {2} {3} ({4:F1} s), {5}\n", Done, Total,
+                        Stage == "indexing" ? "indexed" : "analysed", File,
+                        Seconds, Status);
+    }
+    errs().flush();
+  }
+
   bool Enabled;
+  bool Terminal;
+  std::chrono::steady_clock::time_point Start;
   std::mutex Lock;
-  StringMap<StringSet<>> Started;
+  size_t Done = 0;
+  size_t Findings = 0;
+  bool CountFindings = false;
+  bool LineShown = false;
+  std::string Slowest;
+  double SlowestSeconds = 0;
 };
 
 tooling::ArgumentsAdjuster combine(tooling::ArgumentsAdjuster First,
@@ -688,6 +750,19 @@ int main(int argc, const char **argv) {
                  clEnumValN(ColorChoice::Always, "always", "always"),
                  clEnumValN(ColorChoice::Never, "never", "never")),
       cl::cat(XferCategory));
+  static cl::opt<ProgressChoice> ShowProgress(
+      "progress",
+      cl::desc("Progress of a run of several files on stderr: files done, "
+               "findings so far, time elapsed and the slowest file"),
+      cl::init(ProgressChoice::Auto),
+      cl::values(
+          clEnumValN(ProgressChoice::Auto, "auto",
+                     "one line kept up to date on a terminal, nothing "
+                     "elsewhere (default)"),
+          clEnumValN(ProgressChoice::Always, "always",
+                     "also when stderr is not a terminal: a line per file"),
+          clEnumValN(ProgressChoice::Never, "never", "never")),
+      cl::cat(XferCategory));
   cl::HideUnrelatedOptions(XferCategory);
   cl::SetVersionPrinter(printVersion);
 
@@ -1025,7 +1100,12 @@ int main(int argc, const char **argv) {
     Options.WorkerCommand.insert(Options.WorkerCommand.begin() + 1, "--quiet");
     Options.TimeoutPerFile = TimeoutPerFile;
   }
-  ProgressLines Progress(!Quiet && ProgramFiles.size() > 1);
+  bool StderrIsTerminal = errs().is_displayed();
+  ProgressDisplay Progress(
+      !Quiet && ProgramFiles.size() > 1 &&
+          (ShowProgress == ProgressChoice::Always ||
+           (ShowProgress == ProgressChoice::Auto && StderrIsTerminal)),
+      StderrIsTerminal);
 
   std::vector<std::string> IndexFailures;
   // The translation units of one run are one program: a first pass
@@ -1033,8 +1113,8 @@ int main(int argc, const char **argv) {
   // so that train.cpp sees the device main.cpp chose.
   if (!NoIndex && !Files.empty() &&
       (ProgramFiles.size() > 1 || !IndexFile.empty())) {
-    Options.CommandAdjuster =
-        combine(Progress.stage("indexing", ProgramFiles.size()), CudaAdjuster);
+    Options.CommandAdjuster = CudaAdjuster;
+    Options.OnUnitDone = Progress.stage("indexing", ProgramFiles.size());
     std::string Index = IndexFile;
     std::vector<std::string> NotIndexed;
     if (Error Failed = xfer::writeProjectIndex(*Database, ProgramFiles, Options,
@@ -1056,9 +1136,10 @@ int main(int argc, const char **argv) {
           sys::fs::remove(Value);
   });
 
-  Options.CommandAdjuster =
-      combine(Progress.stage("analysing", Files.size()), CudaAdjuster);
+  Options.CommandAdjuster = CudaAdjuster;
+  Options.OnUnitDone = Progress.stage("analysing", Files.size());
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
+  Progress.clear();
 
   // Configuration diagnostics (a cost model the checks cannot read) are
   // errors of the run, not findings.

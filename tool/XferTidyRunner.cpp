@@ -793,9 +793,15 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
   unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
   std::vector<RunResult> Partial(Files.size());
   auto Run = [&](size_t I) {
+    auto Start = std::chrono::steady_clock::now();
     Partial[I] = Options.WorkerCommand.empty()
                      ? runFile(Database, Files[I], Options)
                      : runFileInWorker(Database, Files[I], Options);
+    if (Options.OnUnitDone)
+      Options.OnUnitDone(Files[I], Partial[I],
+                         std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - Start)
+                             .count());
   };
   if (Jobs <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)

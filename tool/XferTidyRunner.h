@@ -16,11 +16,14 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace xfer {
+
+struct RunResult;
 
 struct RunOptions {
   /// Check globs given on the command line; empty keeps the configuration's
@@ -72,6 +75,12 @@ struct RunOptions {
   /// With WorkerCommand: seconds after which a unit's process is stopped
   /// (0: no limit).
   unsigned TimeoutPerFile = 0;
+  /// Called as each translation unit finishes, from the thread that
+  /// analysed it, with the unit's result and its wall time in seconds.
+  /// May be null.
+  std::function<void(llvm::StringRef File, const RunResult &Result,
+                     double Seconds)>
+      OnUnitDone;
 };
 
 /// What one run produced.
