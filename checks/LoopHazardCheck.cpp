@@ -78,6 +78,35 @@ bool LoopHazardCheck::waitsBesideBlockingReadBack(const CallExpr *Call,
          });
 }
 
+bool LoopHazardCheck::followsBlockingReadBack(const CallExpr *Call,
+                                              ASTContext &Ctx) {
+  DeviceInference &Devices = Analyses->devices();
+  // Copies move their own bytes and stay findings of their own.
+  return isValueReadBack(Call, Devices) &&
+         followsReadBack(Call, Ctx, [&](const CallExpr *Other) {
+           return isBlockingReadBack(Other, Devices);
+         });
+}
+
+void LoopHazardCheck::noteReadBacksAfter(const CallExpr *Call,
+                                         ASTContext &Ctx) {
+  DeviceInference &Devices = Analyses->devices();
+  if (!isBlockingReadBack(Call, Devices))
+    return;
+  for (const CallExpr *Later :
+       readBacksAfter(Call, Ctx, [&](const CallExpr *Other) {
+         return isBlockingReadBack(Other, Devices);
+       })) {
+    // A later copy is a finding of its own and notes what follows it.
+    if (!isValueReadBack(Later, Devices))
+      break;
+    diag(Later->getExprLoc(),
+         "the same iteration reads back here too, with no GPU work in "
+         "between: copy these values together in one transfer",
+         DiagnosticIDs::Note);
+  }
+}
+
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
@@ -136,6 +165,10 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // not: the read-back is the finding, if any.
   if (!Path && waitsBesideBlockingReadBack(Call, Ctx))
     return;
+  // Read-backs after another one in the same iteration, with no device
+  // work in between, wait for nothing more: notes on the first.
+  if (!Path && followsBlockingReadBack(Call, Ctx))
+    return;
   // A value that decides whether the loop goes on (a convergence residual,
   // a done flag) must be read: necessary work, not a hazard.
   const bool DecidesExit =
@@ -154,6 +187,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       << Loop.Kind;
   if (Path)
     noteCallChain(*Path);
+  else
+    noteReadBacksAfter(Call, Ctx);
   if (DecidesExit)
     diag(Call->getExprLoc(),
          "the value decides whether the loop goes on: checking it every N "
@@ -201,12 +236,14 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // necessary work; a wait next to a blocking read-back costs nothing more.
   if (!ReportTerminationReadBacks && decidesStepExit(Call, Function, Ctx))
     return;
-  if (waitsBesideBlockingReadBack(Call, Ctx))
+  if (waitsBesideBlockingReadBack(Call, Ctx) ||
+      followsBlockingReadBack(Call, Ctx))
     return;
   if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
       !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)
     return;
   warn(Call, H, *Phrase);
+  noteReadBacksAfter(Call, Ctx);
   citeCost(Call, H, Frequency, Ctx);
 }
 

@@ -55,6 +55,11 @@ private:
   /// True if \p Call is a bare wait next to a blocking read-back (see
   /// waitsBesideReadBack): the read-back is the finding, if any.
   bool waitsBesideBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
+  /// True if \p Call is a blocking read-back that follows another in the
+  /// same iteration with no device work in between (see followsReadBack).
+  bool followsBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
+  /// Notes on the read-backs that follow \p Call in its iteration.
+  void noteReadBacksAfter(const CallExpr *Call, ASTContext &Ctx);
   /// True if \p Call runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
   bool runsAHandfulOfTimesOnce(const CallExpr *Call,

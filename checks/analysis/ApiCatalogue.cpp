@@ -146,6 +146,18 @@ const Expr *booleanMaskIn(const Stmt *Indices) {
 
 } // namespace
 
+bool launchesNoKernel(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("view", "view_as", "reshape", "reshape_as", "detach", true)
+      .Cases("select", "narrow", "slice", "t", "transpose", "permute", true)
+      .Cases("expand", "expand_as", "squeeze", "unsqueeze", "flatten", true)
+      .Cases("unflatten", "contiguous", "alias", "as_strided", true)
+      .Cases("to", "cuda", "cpu", "pin_memory", "from_blob", true)
+      .Cases("empty", "empty_like", "empty_strided", "new_empty", true)
+      .Cases("requires_grad_", "set_requires_grad", true)
+      .Default(false);
+}
+
 bool isInTorchNamespace(const Decl *D) {
   llvm::StringRef NS = outermostNamespace(D);
   return NS == "at" || NS == "torch";

@@ -94,6 +94,11 @@ llvm::StringRef outermostNamespace(const Decl *D);
 /// True if \p D is declared in LibTorch's namespaces at or torch.
 bool isInTorchNamespace(const Decl *D);
 
+/// True for LibTorch methods that launch no kernel of their own: views and
+/// indexing, metadata, placement changes (a copy is judged as a copy) and
+/// allocation only.
+bool launchesNoKernel(llvm::StringRef MethodName);
+
 /// True if \p T is at::Tensor or at::TensorBase (through typedefs, references
 /// and cv-qualifiers).
 bool isTensorType(QualType T);

@@ -91,20 +91,6 @@ std::optional<LaunchSite::SiteKind> kernelLaunchKind(const CallExpr *Call) {
   return std::nullopt;
 }
 
-/// LibTorch methods that launch no kernel of their own: views, metadata,
-/// placement changes (a copy is judged as a copy) and allocation only.
-bool launchesNothing(llvm::StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("view", "view_as", "reshape", "reshape_as", "detach", true)
-      .Cases("select", "narrow", "slice", "t", "transpose", "permute", true)
-      .Cases("expand", "expand_as", "squeeze", "unsqueeze", "flatten", true)
-      .Cases("unflatten", "contiguous", "alias", "as_strided", true)
-      .Cases("to", "cuda", "cpu", "pin_memory", "from_blob", true)
-      .Cases("empty", "empty_like", "empty_strided", "new_empty", true)
-      .Cases("requires_grad_", "set_requires_grad", true)
-      .Default(false);
-}
-
 /// LibTorch calls whose arguments are sizes: factories and reshaping.
 bool takesSizes(const CallExpr *Call, llvm::StringRef Name) {
   if (std::optional<TorchCall> Torch = identifyTorchCall(Call))
@@ -929,7 +915,7 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
         Operator && (Operator->getOperator() == OO_Subscript ||
                      Operator->getOperator() == OO_Equal))
       continue;
-    if (launchesNothing(Name) || Callee->isImplicit())
+    if (launchesNoKernel(Name) || Callee->isImplicit())
       continue;
     if (!P.Counted) {
       Out.UncountedLaunches = true;

@@ -545,6 +545,35 @@ bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
   });
 }
 
+/// True if \p Statement queues device work that a read-back in it would
+/// wait for anew: the read-backs themselves (\p IsReadBack) and LibTorch's
+/// indexing and views (`xs[i].item()`), which launch nothing, do not count.
+bool queuesWorkBesideReadBacks(
+    const Stmt *Statement, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsReadBack) {
+  UnseenFunctions MayLaunch;
+  DeviceWorkSearch Search{Ctx.getSourceManager(), MayLaunch};
+  return containsMatch<CallExpr>(Statement, [&](const CallExpr &Call) {
+    if (IsReadBack(&Call))
+      return false;
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (isa<CUDAKernelCallExpr>(Call) || !Callee)
+      return true;
+    if (isInTorchNamespace(Callee)) {
+      if (Callee->getOverloadedOperator() == OO_Subscript ||
+          (Callee->getIdentifier() && (launchesNoKernel(Callee->getName()) ||
+                                       Callee->getName() == "index")))
+        return false;
+      return launchesDeviceWork(Callee);
+    }
+    if (Search.SM.isInSystemHeader(
+            Search.SM.getExpansionLoc(Callee->getLocation())))
+      return launchesDeviceWork(Callee);
+    return launchesDeviceWork(Callee) ||
+           functionQueuesDeviceWork(Callee, Search, 0);
+  });
+}
+
 /// True if \p S reads a clock, also inside error-checking wrappers
 /// (`check(cudaEventRecord(start))`): std::chrono's now(), clock(),
 /// gettimeofday(), omp_get_wtime(), CUDA events, helpers named *Timer* or
@@ -1220,23 +1249,53 @@ bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
   return false;
 }
 
+namespace {
+
+/// The statement of the block that holds \p Call (the call's own
+/// full-expression statement), or nothing when a non-expression statement
+/// (an `if`, a loop) comes first.
+std::optional<std::pair<const CompoundStmt *, const Stmt *>>
+statementInBlock(const CallExpr *Call, ASTContext &Ctx) {
+  const Stmt *Statement = Call;
+  for (const Stmt *P = parentStmt(Call, Ctx); P;
+       Statement = P, P = parentStmt(P, Ctx)) {
+    if (const auto *Block = dyn_cast<CompoundStmt>(P))
+      return std::make_pair(Block, Statement);
+    if (!isa<Expr>(P) && !isa<DeclStmt>(P))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The calls \p IsBlockingReadBack accepts in \p Statement, in source
+/// order.
+llvm::SmallVector<const CallExpr *, 4>
+readBacksIn(const Stmt *Statement, ASTContext &Ctx,
+            llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+  llvm::SmallVector<const CallExpr *, 4> Found;
+  containsMatch<CallExpr>(Statement, [&](const CallExpr &Call) {
+    if (IsBlockingReadBack(&Call))
+      Found.push_back(&Call);
+    return false;
+  });
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::sort(Found, [&](const CallExpr *A, const CallExpr *B) {
+    return SM.isBeforeInTranslationUnit(A->getExprLoc(), B->getExprLoc());
+  });
+  return Found;
+}
+
+} // namespace
+
 bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
-  // The statement of the block that holds the sync.
-  const Stmt *Statement = Sync;
-  const CompoundStmt *Block = nullptr;
-  for (const Stmt *P = parentStmt(Sync, Ctx); P;
-       Statement = P, P = parentStmt(P, Ctx)) {
-    if ((Block = dyn_cast<CompoundStmt>(P)))
-      break;
-    if (!isa<Expr>(P))
-      return false;
-  }
-  if (!Block)
+  auto Where = statementInBlock(Sync, Ctx);
+  if (!Where || isa<DeclStmt>(Where->second))
     return false;
+  const CompoundStmt *Block = Where->first;
   llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
-  const auto *At = llvm::find(Body, Statement);
+  const auto *At = llvm::find(Body, Where->second);
   if (At == Body.end())
     return false;
   // Walks one way from the sync until a read-back or device work.
@@ -1253,6 +1312,59 @@ bool waitsBesideReadBack(
   };
   return FindsReadBack(std::next(At), Body.end()) ||
          FindsReadBack(std::make_reverse_iterator(At), Body.rend());
+}
+
+llvm::SmallVector<const CallExpr *, 4>
+readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
+               llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+  llvm::SmallVector<const CallExpr *, 4> After;
+  auto Where = statementInBlock(ReadBack, Ctx);
+  if (!Where)
+    return After;
+  const CompoundStmt *Block = Where->first;
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+  const auto *At = llvm::find(Body, Where->second);
+  if (At == Body.end())
+    return After;
+  // Later in its own statement: `print(a.item(), b.item())`.
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const CallExpr *Other : readBacksIn(*At, Ctx, IsBlockingReadBack))
+    if (SM.isBeforeInTranslationUnit(ReadBack->getExprLoc(),
+                                     Other->getExprLoc()))
+      After.push_back(Other);
+  // Then the statements after it, up to the first that queues device work.
+  for (auto It = std::next(At); It != Body.end(); ++It) {
+    // A statement that queues work (`forward(x).item()`) starts a new wait.
+    if (queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
+      break;
+    llvm::append_range(After, readBacksIn(*It, Ctx, IsBlockingReadBack));
+  }
+  return After;
+}
+
+bool followsReadBack(
+    const CallExpr *ReadBack, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+  auto Where = statementInBlock(ReadBack, Ctx);
+  if (!Where)
+    return false;
+  const CompoundStmt *Block = Where->first;
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+  const auto *At = llvm::find(Body, Where->second);
+  if (At == Body.end())
+    return false;
+  auto IsEarlier = [&](const CallExpr *Other) {
+    return Other != ReadBack &&
+           llvm::is_contained(readBacksAfter(Other, Ctx, IsBlockingReadBack),
+                              ReadBack);
+  };
+  for (auto It = Body.begin();; ++It) {
+    for (const CallExpr *Other : readBacksIn(*It, Ctx, IsBlockingReadBack))
+      if (IsEarlier(Other))
+        return true;
+    if (It == At)
+      return false;
+  }
 }
 
 double ExecutionFrequency::relativeFrequency() const {

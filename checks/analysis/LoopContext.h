@@ -159,6 +159,22 @@ bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
+/// The blocking read-backs (\p IsBlockingReadBack) that \p ReadBack's
+/// iteration performs after it with nothing that queues device work in
+/// between: later in the same statement, or in the statements that follow
+/// it in its block. The first read-back drains the queue; these wait for
+/// nothing more, so they are one hazard with it (copy the values together).
+llvm::SmallVector<const CallExpr *, 4>
+readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
+               llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
+
+/// True if \p ReadBack is one of readBacksAfter() of an earlier read-back:
+/// the queue is already drained when it runs, and the earlier one is the
+/// finding.
+bool followsReadBack(
+    const CallExpr *ReadBack, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
+
 /// Analyses the loops and guards around \p S, up to its enclosing function
 /// (or up through lambdas passed to std:: algorithms).
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx);

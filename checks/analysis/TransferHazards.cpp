@@ -242,4 +242,9 @@ bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices) {
           (H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject));
 }
 
+bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices) {
+  std::optional<Hazard> H = classifyHazard(Call, Devices);
+  return H && H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject;
+}
+
 } // namespace clang::tidy::xfer

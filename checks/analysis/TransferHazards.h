@@ -56,6 +56,10 @@ bool isBareWait(const CallExpr *Call);
 /// (item(), printing it); not a bare wait.
 bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices);
 
+/// True for a LibTorch read of a device tensor's value (item(), printing
+/// it, nonzero()): a wait whose data is a few values, not a copy.
+bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H
