@@ -262,6 +262,12 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
                          "operator[] with a tensor index"};
       return std::nullopt;
     }
+    // Assigning a tensor to a view (`host[i] = device_value`, `t.slice(..)
+    // = u`) copies into it; assigning to a variable only rebinds it.
+    if (Method->getOverloadedOperator() == OO_Equal &&
+        Method->getRefQualifier() == RQ_RValue && Call->getNumArgs() == 2 &&
+        isTensorType(Call->getArg(1)->getType()))
+      return TorchCall{TorchOp::Copy, Object, "assigning into a tensor view"};
     if (!Method->getIdentifier())
       return std::nullopt;
     // Boolean-mask indexing sizes its result (or its scatter) by the

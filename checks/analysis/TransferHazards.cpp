@@ -89,7 +89,9 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
     if (Call->getNumArgs() == 0 || !T.Subject)
       return std::nullopt;
     PlacementFact Destination = Devices.tensorPlacement(T.Subject);
-    const Expr *Source = Call->getArg(0);
+    // dst.copy_(src), or `dst_view = src`.
+    const bool IsAssignment = isa<CXXOperatorCallExpr>(Call);
+    const Expr *Source = Call->getArg(IsAssignment ? 1 : 0);
     PlacementFact SourcePlacement = Devices.tensorPlacement(Source);
     if (isHostPlacement(Destination.Where) &&
         !isHostPlacement(SourcePlacement.Where)) {
@@ -99,7 +101,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
       H.SubjectPlacement = SourcePlacement;
       return H;
     }
-    if (Destination.Where == Placement::Cuda &&
+    if (!IsAssignment && Destination.Where == Placement::Cuda &&
         isHostPlacement(SourcePlacement.Where)) {
       H.Kind = HazardKind::HostToDeviceCopy;
       H.CostPattern = patterns::TorchToCuda;

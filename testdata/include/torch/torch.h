@@ -95,6 +95,15 @@ public:
 class Tensor : public TensorBase {
 public:
   Tensor();
+  Tensor(const Tensor &);
+  Tensor(Tensor &&);
+  // As LibTorch's: assigning to a variable rebinds it; assigning to a
+  // temporary (a view: t[i], t.slice(...)) copies into the viewed elements.
+  Tensor &operator=(const Tensor &) &;
+  Tensor &operator=(Tensor &&) &;
+  Tensor &operator=(const Tensor &) &&;
+  Tensor &operator=(Tensor &&) &&;
+  Tensor &operator=(const Scalar &) &&;
   template <typename T> T item() const;
   Scalar item() const;
   Tensor cpu() const;
@@ -145,6 +154,7 @@ public:
   int64_t dim() const;
   std::tuple<Tensor, Tensor> max(int64_t Dim) const;
   Tensor view(IntArrayRef Shape) const;
+  Tensor slice(int64_t Dim, int64_t Start, int64_t End) const;
   Tensor reshape(IntArrayRef Shape) const;
   Tensor unsqueeze(int64_t Dim) const;
   Tensor squeeze(int64_t Dim) const;
