@@ -10,11 +10,15 @@ with an empty cache (the first run) and with the cache it filled (the
 second run), and the second run's time as a fraction of the first's.
 
   python3 scripts/benchmark.py [--repeat 3] [--runs 5] [--second-run]
-                               [--against-parse]
+                               [--against-parse] [--parallel] [--plugin]
 
 --second-run prints only the second-run figures, --against-parse only the
 paired ratios of xfer-tidy to clang++-19 -fsyntax-only (time and peak
-memory, medians of --runs pairs).
+memory, medians of --runs pairs), --parallel only the speed-up of -j 2
+over -j 1 on a compilation database of 8 translation units (copies of the
+LibTorch example) with the peak memory of each run against one unit's,
+--plugin only the paired ratios of clang-tidy-19 with the plugin's checks
+to clang-tidy-19 running one trivial built-in check on the same file.
 """
 import argparse
 import os
@@ -118,6 +122,69 @@ def second_run(runs):
     print("  %-40s %8.3f   (target <= 0.05)" % ("second run / first run", median["second"] / median["first"]))
 
 
+def parallel(runs):
+    """-j 1 against -j 2 over 8 copies of the LibTorch example in one
+    compilation database (no project index, no cache): medians of `runs`
+    alternating pairs, and each run's peak memory against one unit's."""
+    source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
+    project = tempfile.mkdtemp(prefix="xfer-bench-parallel")
+    try:
+        entries = []
+        for i in range(8):
+            unit = os.path.join(project, "unit%d.cpp" % i)
+            shutil.copy(source, unit)
+            entries.append({"directory": project, "file": unit,
+                            "arguments": ["clang++", "-std=c++17", "-isystem",
+                                          TORCH, "-c", unit]})
+        with open(os.path.join(project, "compile_commands.json"), "w") as f:
+            import json
+            json.dump(entries, f)
+        base = [TOOL, "--quiet", "--no-cache", "--no-index", "-p", project]
+        one = [wall_and_peak(base + [os.path.join(project, "unit0.cpp")])
+               for _ in range(runs)]
+        serial, two = [], []
+        for _ in range(runs):
+            serial.append(wall_and_peak(base + ["-j", "1"]))
+            two.append(wall_and_peak(base + ["-j", "2"]))
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+    med = lambda xs, k: statistics.median(x[k] for x in xs)
+    print("Parallel units: 8 copies of seed_training_loop.cpp, real LibTorch "
+          "headers, --no-index --no-cache (medians of %d runs, %d cores)"
+          % (runs, os.cpu_count()))
+    print("  %-40s %8.2f s %8.0f MiB" % ("one unit", med(one, 0), med(one, 1)))
+    print("  %-40s %8.2f s %8.0f MiB" % ("8 units, -j 1", med(serial, 0), med(serial, 1)))
+    print("  %-40s %8.2f s %8.0f MiB" % ("8 units, -j 2", med(two, 0), med(two, 1)))
+    print("  %-40s %8.2f   (target >= 1.8)" % (
+        "speed-up of -j 2", med(serial, 0) / med(two, 0)))
+    print("  %-40s %8.2f   (flat: about 1)" % (
+        "peak memory, 8 units -j 1 / one unit", med(serial, 1) / med(one, 1)))
+
+
+def plugin(runs):
+    """Paired runs on the LibTorch example: clang-tidy-19 with one trivial
+    built-in check, then with the plugin's checks; medians of the ratios."""
+    source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
+    flags = ["--", "-std=c++17", "-isystem", TORCH]
+    trivial = ["clang-tidy-19", "--quiet", "--checks=-*,misc-misleading-bidirectional",
+               source] + flags
+    ours = ["clang-tidy-19", "--quiet", "--load=" + PLUGIN,
+            "--checks=-*,xfer-*", source] + flags
+    pairs = [(wall_and_peak(trivial), wall_and_peak(ours)) for _ in range(runs)]
+    print("Plugin: seed_training_loop.cpp, real LibTorch headers (medians of "
+          "%d paired runs, %d cores)" % (runs, os.cpu_count()))
+    print("  %-40s %8.2f s %8.0f MiB" % (
+        "clang-tidy-19, one trivial check", statistics.median(p[0][0] for p in pairs),
+        statistics.median(p[0][1] for p in pairs)))
+    print("  %-40s %8.2f s %8.0f MiB" % (
+        "clang-tidy-19 --load plugin, xfer-*", statistics.median(p[1][0] for p in pairs),
+        statistics.median(p[1][1] for p in pairs)))
+    print("  %-40s %8.2f   (target <= 1.10)" % (
+        "time / clang-tidy", statistics.median(t[0] / p[0] for p, t in pairs)))
+    print("  %-40s %8.2f   (target <= 1.10)" % (
+        "peak memory / clang-tidy", statistics.median(t[1] / p[1] for p, t in pairs)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
@@ -128,7 +195,17 @@ def main():
     parser.add_argument("--against-parse", action="store_true",
                         help="only the paired time and memory ratios to "
                              "clang++-19 -fsyntax-only")
+    parser.add_argument("--parallel", action="store_true",
+                        help="only the -j 2 speed-up over 8 units")
+    parser.add_argument("--plugin", action="store_true",
+                        help="only the plugin's overhead over clang-tidy-19")
     args = parser.parse_args()
+    if args.parallel:
+        parallel(args.runs)
+        return
+    if args.plugin:
+        plugin(args.runs)
+        return
     if args.second_run:
         second_run(args.runs)
         return

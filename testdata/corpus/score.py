@@ -21,6 +21,10 @@ findings in the project's files are matched to `labels/<owner>__<name>.tsv`
   it by whether data moves);
 - TP: a finding matching a `hazard` label (each label counts once; further
   findings on it are duplicates, reported but not scored);
+- values read back one after another in an iteration are one finding with a
+  note "the same iteration reads back here too" at each later read; a
+  `hazard` label at such a note's place is found by that finding (it counts
+  for recall, not as another finding);
 - FP: a finding matching an `acceptable` label, or no label at all;
 - miss: a `hazard` label no finding matches.
 
@@ -168,6 +172,17 @@ def score_project(root, labels, findings):
             verdict = "TP" if fresh else "duplicate"
             if fresh:
                 matched.add(fresh[0])
+            for note in finding.get("notes", []):
+                if not note["message"].startswith(
+                        "the same iteration reads back here too"):
+                    continue
+                place = (os.path.relpath(os.path.realpath(note["file"]),
+                                         os.path.realpath(root)), note["line"])
+                for i in by_place.get(place, []):
+                    if (labels[i]["category"] in fits and i not in matched
+                            and labels[i]["verdict"] == "hazard"):
+                        matched.add(i)
+                        break
         else:
             verdict = "FP"
         rows.append({"file": path, "line": finding["line"], "check": check,
