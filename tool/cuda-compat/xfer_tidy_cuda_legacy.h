@@ -16,8 +16,14 @@
 
 // nvcc's runtime header includes <math.h> on the host, so CUDA sources call
 // ::isnan, ::fabs, ... without including it; clang's wrapper includes only
-// <cmath>, which declares them in namespace std.
+// <cmath>, which declares them in namespace std. Its common_functions.h
+// includes the C headers below as well, so sources call time(), memcpy(),
+// printf() or malloc() having included none of them.
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 // Thread management, replaced by the cudaDevice* functions; removed in 13.0.
 #if CUDART_VERSION >= 13000
