@@ -58,6 +58,10 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         }))
       continue;
     if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {
+      // A wait beside a clock reading in a helper (record an event, wait for
+      // it, read the elapsed time) is what the helper measures with.
+      if (H->Kind == HazardKind::HostSync && isTimingStatement(Call, Ctx))
+        continue;
       if (H->Kind == HazardKind::HostToDeviceCopy ||
           (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H)))
         continue;
