@@ -21,6 +21,7 @@ LibTorch example) with the peak memory of each run against one unit's,
 to clang-tidy-19 running one trivial built-in check on the same file.
 """
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -70,28 +71,36 @@ def wall_and_peak(command):
     return time.monotonic() - start, usage.ru_maxrss / 1024.0
 
 
+def paired(title, baseline, candidate, runs, time_target, memory_target):
+    """Alternating runs of two (label, command) pairs; prints the medians of
+    each and of the per-pair ratios candidate / baseline."""
+    pairs = [(wall_and_peak(baseline[1]), wall_and_peak(candidate[1]))
+             for _ in range(runs)]
+    print("%s (medians of %d paired runs, %d cores)"
+          % (title, runs, os.cpu_count()))
+    for side, (label, _) in enumerate((baseline, candidate)):
+        print("  %-40s %8.2f s %8.0f MiB" % (
+            label, statistics.median(p[side][0] for p in pairs),
+            statistics.median(p[side][1] for p in pairs)))
+    print("  %-40s %8.2f   (target <= %s)" % (
+        "time ratio", statistics.median(c[0] / b[0] for b, c in pairs),
+        time_target))
+    print("  %-40s %8.2f   (target <= %s)" % (
+        "peak memory ratio", statistics.median(c[1] / b[1] for b, c in pairs),
+        memory_target))
+
+
 def against_parse(runs):
     """Paired runs on the LibTorch example: clang++-19 -fsyntax-only, then
-    xfer-tidy without the cache; medians of the per-pair ratios."""
+    xfer-tidy without the cache."""
     source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
     flags = ["-std=c++17", "-isystem", TORCH]
-    pairs = []
-    for _ in range(runs):
-        parse = wall_and_peak(["clang++-19", "-fsyntax-only", source] + flags)
-        tool = wall_and_peak([TOOL, "--quiet", "--no-cache", source, "--"] + flags)
-        pairs.append((parse, tool))
-    print("Against the parse: seed_training_loop.cpp, real LibTorch headers "
-          "(medians of %d paired runs, %d cores)" % (runs, os.cpu_count()))
-    print("  %-40s %8.2f s %8.0f MiB" % (
-        "clang++-19 -fsyntax-only", statistics.median(p[0][0] for p in pairs),
-        statistics.median(p[0][1] for p in pairs)))
-    print("  %-40s %8.2f s %8.0f MiB" % (
-        "xfer-tidy --no-cache", statistics.median(p[1][0] for p in pairs),
-        statistics.median(p[1][1] for p in pairs)))
-    print("  %-40s %8.2f   (target <= 0.5)" % (
-        "time / parse", statistics.median(t[0] / p[0] for p, t in pairs)))
-    print("  %-40s %8.2f   (target <= 1.0)" % (
-        "peak memory / parse", statistics.median(t[1] / p[1] for p, t in pairs)))
+    paired("Against the parse: seed_training_loop.cpp, real LibTorch headers",
+           ("clang++-19 -fsyntax-only",
+            ["clang++-19", "-fsyntax-only", source] + flags),
+           ("xfer-tidy --no-cache",
+            [TOOL, "--quiet", "--no-cache", source, "--"] + flags),
+           runs, "0.5", "1.0")
 
 
 def second_run(runs):
@@ -137,7 +146,6 @@ def parallel(runs):
                             "arguments": ["clang++", "-std=c++17", "-isystem",
                                           TORCH, "-c", unit]})
         with open(os.path.join(project, "compile_commands.json"), "w") as f:
-            import json
             json.dump(entries, f)
         base = [TOOL, "--quiet", "--no-cache", "--no-index", "-p", project]
         one = [wall_and_peak(base + [os.path.join(project, "unit0.cpp")])
@@ -163,26 +171,17 @@ def parallel(runs):
 
 def plugin(runs):
     """Paired runs on the LibTorch example: clang-tidy-19 with one trivial
-    built-in check, then with the plugin's checks; medians of the ratios."""
+    built-in check, then with the plugin's checks."""
     source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
     flags = ["--", "-std=c++17", "-isystem", TORCH]
-    trivial = ["clang-tidy-19", "--quiet", "--checks=-*,misc-misleading-bidirectional",
-               source] + flags
-    ours = ["clang-tidy-19", "--quiet", "--load=" + PLUGIN,
-            "--checks=-*,xfer-*", source] + flags
-    pairs = [(wall_and_peak(trivial), wall_and_peak(ours)) for _ in range(runs)]
-    print("Plugin: seed_training_loop.cpp, real LibTorch headers (medians of "
-          "%d paired runs, %d cores)" % (runs, os.cpu_count()))
-    print("  %-40s %8.2f s %8.0f MiB" % (
-        "clang-tidy-19, one trivial check", statistics.median(p[0][0] for p in pairs),
-        statistics.median(p[0][1] for p in pairs)))
-    print("  %-40s %8.2f s %8.0f MiB" % (
-        "clang-tidy-19 --load plugin, xfer-*", statistics.median(p[1][0] for p in pairs),
-        statistics.median(p[1][1] for p in pairs)))
-    print("  %-40s %8.2f   (target <= 1.10)" % (
-        "time / clang-tidy", statistics.median(t[0] / p[0] for p, t in pairs)))
-    print("  %-40s %8.2f   (target <= 1.10)" % (
-        "peak memory / clang-tidy", statistics.median(t[1] / p[1] for p, t in pairs)))
+    paired("Plugin: seed_training_loop.cpp, real LibTorch headers",
+           ("clang-tidy-19, one trivial check",
+            ["clang-tidy-19", "--quiet",
+             "--checks=-*,misc-misleading-bidirectional", source] + flags),
+           ("clang-tidy-19 --load plugin, xfer-*",
+            ["clang-tidy-19", "--quiet", "--load=" + PLUGIN,
+             "--checks=-*,xfer-*", source] + flags),
+           runs, "1.10", "1.10")
 
 
 def main():

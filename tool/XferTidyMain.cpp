@@ -295,10 +295,14 @@ public:
         Start(std::chrono::steady_clock::now()) {}
   ~ProgressDisplay() { clear(); }
 
-  /// The callback for one pass over \p Total units ("indexing",
-  /// "analysing"); null when progress is off.
+  /// The two passes over a compilation database: the project index's,
+  /// then the checks' (which count findings).
+  enum class Pass { Indexing, Analysing };
+
+  /// The callback for \p Stage over \p Total units; null when progress is
+  /// off.
   std::function<void(StringRef, const xfer::RunResult &, double)>
-  stage(StringRef Stage, size_t Total) {
+  stage(Pass Stage, size_t Total) {
     if (!Enabled)
       return nullptr;
     std::lock_guard<std::mutex> Guard(Lock);
@@ -306,10 +310,8 @@ public:
     Done = 0;
     Slowest.clear();
     SlowestSeconds = 0;
-    CountFindings = Stage == "analysing";
-    return [this, Stage = Stage.str(), Total](StringRef File,
-                                              const xfer::RunResult &Result,
-                                              double Seconds) {
+    return [this, Stage, Total](StringRef File, const xfer::RunResult &Result,
+                                double Seconds) {
       unitDone(Stage, Total, File, Result, Seconds);
     };
   }
@@ -324,10 +326,11 @@ public:
   }
 
 private:
-  void unitDone(StringRef Stage, size_t Total, StringRef File,
+  void unitDone(Pass Stage, size_t Total, StringRef File,
                 const xfer::RunResult &Result, double Seconds) {
     std::lock_guard<std::mutex> Guard(Lock);
     ++Done;
+    const bool CountFindings = Stage == Pass::Analysing;
     if (CountFindings)
       Findings += llvm::count_if(Result.Diagnostics,
                                  [](const tidy::ClangTidyError &E) {
@@ -349,13 +352,13 @@ private:
                 Elapsed / 60, Elapsed % 60, Slowest, SlowestSeconds)
             .str();
     if (Terminal) {
-      errs() << formatv("\r\x1b[K[{0}/{1}] {2}, {3}", Done, Total, Stage,
-                        Status);
+      errs() << formatv("\r\x1b[K[{0}/{1}] {2}, {3}", Done, Total,
+                        CountFindings ? "analysing" : "indexing", Status);
       LineShown = true;
     } else {
       errs() << formatv("[{0}/{1}] {2} {3} ({4:F1} s), {5}\n", Done, Total,
-                        Stage == "indexing" ? "indexed" : "analysed", File,
-                        Seconds, Status);
+                        CountFindings ? "analysed" : "indexed", File, Seconds,
+                        Status);
     }
     errs().flush();
   }
@@ -366,20 +369,10 @@ private:
   std::mutex Lock;
   size_t Done = 0;
   size_t Findings = 0;
-  bool CountFindings = false;
   bool LineShown = false;
   std::string Slowest;
   double SlowestSeconds = 0;
 };
-
-tooling::ArgumentsAdjuster combine(tooling::ArgumentsAdjuster First,
-                                   tooling::ArgumentsAdjuster Second) {
-  if (!First)
-    return Second;
-  if (!Second)
-    return First;
-  return tooling::combineAdjusters(std::move(First), std::move(Second));
-}
 
 int warning(const Twine &Message) {
   WithColor::warning(errs(), "xfer-tidy") << Message << '\n';
@@ -1114,7 +1107,8 @@ int main(int argc, const char **argv) {
   if (!NoIndex && !Files.empty() &&
       (ProgramFiles.size() > 1 || !IndexFile.empty())) {
     Options.CommandAdjuster = CudaAdjuster;
-    Options.OnUnitDone = Progress.stage("indexing", ProgramFiles.size());
+    Options.OnUnitDone =
+        Progress.stage(ProgressDisplay::Pass::Indexing, ProgramFiles.size());
     std::string Index = IndexFile;
     std::vector<std::string> NotIndexed;
     if (Error Failed = xfer::writeProjectIndex(*Database, ProgramFiles, Options,
@@ -1137,7 +1131,8 @@ int main(int argc, const char **argv) {
   });
 
   Options.CommandAdjuster = CudaAdjuster;
-  Options.OnUnitDone = Progress.stage("analysing", Files.size());
+  Options.OnUnitDone =
+      Progress.stage(ProgressDisplay::Pass::Analysing, Files.size());
   xfer::RunResult Result = xfer::runChecks(*Database, Files, Options);
   Progress.clear();
 

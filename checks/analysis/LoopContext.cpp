@@ -531,17 +531,23 @@ bool functionQueuesDeviceWork(const FunctionDecl *Function,
   return Result;
 }
 
+/// True if \p Call itself queues device work (not counting its arguments).
+bool callQueuesDeviceWork(const CallExpr &Call, DeviceWorkSearch &Search,
+                          unsigned Depth) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (isa<CUDAKernelCallExpr>(Call) || !Callee)
+    return true; // a launch, or a call through a pointer
+  if (Search.SM.isInSystemHeader(
+          Search.SM.getExpansionLoc(Callee->getLocation())))
+    return launchesDeviceWork(Callee);
+  return launchesDeviceWork(Callee) ||
+         functionQueuesDeviceWork(Callee, Search, Depth);
+}
+
 bool queuesDeviceWork(const Stmt *Body, DeviceWorkSearch &Search,
                       unsigned Depth) {
   return containsMatch<CallExpr>(Body, [&](const CallExpr &Call) {
-    const FunctionDecl *Callee = Call.getDirectCallee();
-    if (isa<CUDAKernelCallExpr>(Call) || !Callee)
-      return true; // a launch, or a call through a pointer
-    if (Search.SM.isInSystemHeader(
-            Search.SM.getExpansionLoc(Callee->getLocation())))
-      return launchesDeviceWork(Callee);
-    return launchesDeviceWork(Callee) ||
-           functionQueuesDeviceWork(Callee, Search, Depth);
+    return callQueuesDeviceWork(Call, Search, Depth);
   });
 }
 
@@ -556,21 +562,13 @@ bool queuesWorkBesideReadBacks(
   return containsMatch<CallExpr>(Statement, [&](const CallExpr &Call) {
     if (IsReadBack(&Call))
       return false;
-    const FunctionDecl *Callee = Call.getDirectCallee();
-    if (isa<CUDAKernelCallExpr>(Call) || !Callee)
-      return true;
-    if (isInTorchNamespace(Callee)) {
-      if (Callee->getOverloadedOperator() == OO_Subscript ||
-          (Callee->getIdentifier() && (launchesNoKernel(Callee->getName()) ||
-                                       Callee->getName() == "index")))
-        return false;
-      return launchesDeviceWork(Callee);
-    }
-    if (Search.SM.isInSystemHeader(
-            Search.SM.getExpansionLoc(Callee->getLocation())))
-      return launchesDeviceWork(Callee);
-    return launchesDeviceWork(Callee) ||
-           functionQueuesDeviceWork(Callee, Search, 0);
+    if (const FunctionDecl *Callee = Call.getDirectCallee();
+        Callee && isInTorchNamespace(Callee) &&
+        (Callee->getOverloadedOperator() == OO_Subscript ||
+         (Callee->getIdentifier() && (launchesNoKernel(Callee->getName()) ||
+                                      Callee->getName() == "index"))))
+      return false;
+    return callQueuesDeviceWork(Call, Search, 0);
   });
 }
 
@@ -1251,16 +1249,28 @@ bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
 
 namespace {
 
-/// The statement of the block that holds \p Call (the call's own
-/// full-expression statement), or nothing when a non-expression statement
-/// (an `if`, a loop) comes first.
-std::optional<std::pair<const CompoundStmt *, const Stmt *>>
-statementInBlock(const CallExpr *Call, ASTContext &Ctx) {
+/// Where a call sits in the block that holds it: the block's statements
+/// and the one of them that holds the call (its own expression statement or
+/// declaration).
+struct PlaceInBlock {
+  llvm::ArrayRef<Stmt *> Body;
+  llvm::ArrayRef<Stmt *>::iterator At;
+};
+
+/// \p Call's place in its block, or nothing when a statement that is not an
+/// expression or a declaration (an `if`, a loop) comes first.
+std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
+                                         ASTContext &Ctx) {
   const Stmt *Statement = Call;
   for (const Stmt *P = parentStmt(Call, Ctx); P;
        Statement = P, P = parentStmt(P, Ctx)) {
-    if (const auto *Block = dyn_cast<CompoundStmt>(P))
-      return std::make_pair(Block, Statement);
+    if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
+      llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+      auto At = llvm::find(Body, Statement);
+      if (At == Body.end())
+        return std::nullopt;
+      return PlaceInBlock{Body, At};
+    }
     if (!isa<Expr>(P) && !isa<DeclStmt>(P))
       return std::nullopt;
   }
@@ -1290,13 +1300,8 @@ readBacksIn(const Stmt *Statement, ASTContext &Ctx,
 bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
-  auto Where = statementInBlock(Sync, Ctx);
-  if (!Where || isa<DeclStmt>(Where->second))
-    return false;
-  const CompoundStmt *Block = Where->first;
-  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
-  const auto *At = llvm::find(Body, Where->second);
-  if (At == Body.end())
+  std::optional<PlaceInBlock> Where = placeInBlock(Sync, Ctx);
+  if (!Where || isa<DeclStmt>(*Where->At))
     return false;
   // Walks one way from the sync until a read-back or device work.
   auto FindsReadBack = [&](auto Begin, auto End) {
@@ -1310,30 +1315,26 @@ bool waitsBesideReadBack(
     }
     return false;
   };
-  return FindsReadBack(std::next(At), Body.end()) ||
-         FindsReadBack(std::make_reverse_iterator(At), Body.rend());
+  return FindsReadBack(std::next(Where->At), Where->Body.end()) ||
+         FindsReadBack(std::make_reverse_iterator(Where->At),
+                       Where->Body.rend());
 }
 
 llvm::SmallVector<const CallExpr *, 4>
 readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
                llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
   llvm::SmallVector<const CallExpr *, 4> After;
-  auto Where = statementInBlock(ReadBack, Ctx);
+  std::optional<PlaceInBlock> Where = placeInBlock(ReadBack, Ctx);
   if (!Where)
-    return After;
-  const CompoundStmt *Block = Where->first;
-  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
-  const auto *At = llvm::find(Body, Where->second);
-  if (At == Body.end())
     return After;
   // Later in its own statement: `print(a.item(), b.item())`.
   const SourceManager &SM = Ctx.getSourceManager();
-  for (const CallExpr *Other : readBacksIn(*At, Ctx, IsBlockingReadBack))
+  for (const CallExpr *Other : readBacksIn(*Where->At, Ctx, IsBlockingReadBack))
     if (SM.isBeforeInTranslationUnit(ReadBack->getExprLoc(),
                                      Other->getExprLoc()))
       After.push_back(Other);
   // Then the statements after it, up to the first that queues device work.
-  for (auto It = std::next(At); It != Body.end(); ++It) {
+  for (auto It = std::next(Where->At); It != Where->Body.end(); ++It) {
     // A statement that queues work (`forward(x).item()`) starts a new wait.
     if (queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
       break;
@@ -1345,26 +1346,28 @@ readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
 bool followsReadBack(
     const CallExpr *ReadBack, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
-  auto Where = statementInBlock(ReadBack, Ctx);
+  // readBacksAfter() read backwards: an earlier read-back in its own
+  // statement, or one in an earlier statement with no work in between.
+  std::optional<PlaceInBlock> Where = placeInBlock(ReadBack, Ctx);
   if (!Where)
     return false;
-  const CompoundStmt *Block = Where->first;
-  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
-  const auto *At = llvm::find(Body, Where->second);
-  if (At == Body.end())
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const CallExpr *Other : readBacksIn(*Where->At, Ctx, IsBlockingReadBack))
+    if (SM.isBeforeInTranslationUnit(Other->getExprLoc(),
+                                     ReadBack->getExprLoc()))
+      return true;
+  if (queuesWorkBesideReadBacks(*Where->At, Ctx, IsBlockingReadBack))
     return false;
-  auto IsEarlier = [&](const CallExpr *Other) {
-    return Other != ReadBack &&
-           llvm::is_contained(readBacksAfter(Other, Ctx, IsBlockingReadBack),
-                              ReadBack);
-  };
-  for (auto It = Body.begin();; ++It) {
-    for (const CallExpr *Other : readBacksIn(*It, Ctx, IsBlockingReadBack))
-      if (IsEarlier(Other))
-        return true;
-    if (It == At)
+  for (auto It = std::make_reverse_iterator(Where->At);
+       It != Where->Body.rend(); ++It) {
+    if (containsMatch<CallExpr>(*It, [&](const CallExpr &Call) {
+          return IsBlockingReadBack(&Call);
+        }))
+      return true;
+    if (queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
       return false;
   }
+  return false;
 }
 
 double ExecutionFrequency::relativeFrequency() const {
