@@ -169,7 +169,7 @@ def parallel(runs):
         "peak memory, 8 units -j 1 / one unit", med(serial, 1) / med(one, 1)))
 
 
-def plugin(runs):
+def plugin_overhead(runs):
     """Paired runs on the LibTorch example: clang-tidy-19 with one trivial
     built-in check, then with the plugin's checks."""
     source = os.path.join(ROOT, "testdata/examples/seed_training_loop.cpp")
@@ -203,7 +203,7 @@ def main():
         parallel(args.runs)
         return
     if args.plugin:
-        plugin(args.runs)
+        plugin_overhead(args.runs)
         return
     if args.second_run:
         second_run(args.runs)
