@@ -13,8 +13,9 @@ namespace clang::tidy::xfer {
 LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
                                  ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      MinFrequencyPercent(Options.getLocalOrGlobal("MinFrequencyPercent", 10U)),
-      RequireCudaEvidence(Options.getLocalOrGlobal("RequireCudaEvidence", true)),
+      MinFrequencyPercent(Options.getLocalOrGlobal("MinFrequencyPercent", 50U)),
+      RequireCudaEvidence(
+          Options.getLocalOrGlobal("RequireCudaEvidence", true)),
       ProjectUsesCuda(Options.getLocalOrGlobal("ProjectUsesCuda", false)),
       ReportUnknownPlacement(
           Options.getLocalOrGlobal("ReportUnknownPlacement", false)),
@@ -170,11 +171,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Path && followsBlockingReadBack(Call, Ctx))
     return;
   // A value that decides whether the loop goes on (a convergence residual,
-  // a done flag) must be read: necessary work, not a hazard.
+  // a done flag) must be read: necessary work, not a hazard. Only the
+  // innermost loop counts: a value read on every iteration of an inner loop
+  // (a fitness per individual) that only the outer loop's test aggregates is
+  // read many times per decision.
   const bool DecidesExit =
-      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return decidesLoopExit(Call, Loop.Loop, Ctx);
-      });
+      decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx);
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))

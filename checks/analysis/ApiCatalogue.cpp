@@ -70,7 +70,22 @@ std::optional<TorchOp> torchMethodOp(llvm::StringRef Name) {
       .Case("to", TorchOp::To)
       .Case("copy_", TorchOp::Copy)
       .Case("pin_memory", TorchOp::PinMemory)
+      .Cases("inverse", "cholesky", "pinverse", "svd", TorchOp::CheckedLinalg)
       .Default(std::nullopt);
+}
+
+/// The linear-algebra functions whose CUDA implementations synchronize with
+/// the host, as PyTorch documents for each: they check the solver's error
+/// flag (a singular matrix raises) or size their output on the host. The
+/// `_ex` variants do not, unless asked to check errors.
+bool isCheckedLinalgFunction(llvm::StringRef Name) {
+  Name.consume_front("linalg_");
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("inv", "inverse", "cholesky", "solve", true)
+      .Cases("eigh", "eigvalsh", "eig", "eigvals", true)
+      .Cases("svd", "svdvals", "pinv", "pinverse", "matrix_rank", true)
+      .Cases("lu_factor", "ldl_factor", true)
+      .Default(false);
 }
 
 std::optional<TorchOp> torchFunctionOp(llvm::StringRef Name) {
@@ -303,11 +318,15 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
                      (outermostNamespace(FD) + "::" + FD->getName() + "()")
                          .str()};
   std::optional<TorchOp> Op = torchFunctionOp(FD->getName());
+  if (!Op && isCheckedLinalgFunction(FD->getName()))
+    Op = TorchOp::CheckedLinalg;
   if (!Op || Call->getNumArgs() == 0)
     return std::nullopt;
   const Expr *Subject = ignoreImplicit(Call->getArg(0));
   if (*Op != TorchOp::FromBlob && !isTensorType(Subject->getType()))
     return std::nullopt;
+  if (*Op == TorchOp::CheckedLinalg) // torch::linalg::inv(), not torch::inv()
+    return TorchCall{*Op, Subject, FD->getQualifiedNameAsString() + "()"};
   return TorchCall{*Op, Subject,
                    (outermostNamespace(FD) + "::" + FD->getName() + "()")
                        .str()};

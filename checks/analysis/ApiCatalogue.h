@@ -28,6 +28,9 @@ enum class TorchOp {
   Nonzero,         // t.nonzero(): the output size is read back
   MaskedSelect,    // t.masked_select(m): likewise
   Unique,          // unique_consecutive, _unique, unique_dim
+  CheckedLinalg,   // torch::linalg::inv, inverse, cholesky, solve, eigh,
+                   // svd, ...: on a GPU they read their error flag (or the
+                   // result's size) back to the host before returning
   IndexWithTensor, // t[u] with a tensor index calls item() on it
   MaskIndex,       // t.index({mask}), t.index_put_({mask}, u): the number
                    // of selected elements is read back

@@ -50,12 +50,11 @@ CallSummaries::summarize(const FunctionDecl *Function) {
     ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
     if (Frequency.Guard != GuardKind::None)
       continue;
-    // A read-back that decides when a loop of this function ends is the
+    // A read-back that decides when its loop in this function ends is the
     // necessary work of that loop (a convergence test), not a cost of
-    // calling the function.
-    if (llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-          return decidesLoopExit(Call, Loop.Loop, Ctx);
-        }))
+    // calling the function; one in a loop nested inside it is not.
+    if (Frequency.inLoop() &&
+        decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx))
       continue;
     if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {
       // A wait beside a clock reading in a helper (record an event, wait for

@@ -563,6 +563,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     case TorchOp::MaskedSelect:
     case TorchOp::MaskIndex:
     case TorchOp::Unique:
+    case TorchOp::CheckedLinalg:
     case TorchOp::IndexWithTensor:
       if (Torch->Op == TorchOp::IndexWithTensor)
         if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))

@@ -506,6 +506,7 @@ bool GraphCaptureAnalysis::readsDeviceValue(const CallExpr *Call) {
     case TorchOp::Nonzero:
     case TorchOp::MaskedSelect:
     case TorchOp::Unique:
+    case TorchOp::CheckedLinalg:
     case TorchOp::Cpu:
     case TorchOp::To:
       // Only from a tensor that may be on the GPU.

@@ -1390,11 +1390,15 @@ double ExecutionFrequency::relativeFrequency() const {
     Rate = 0.0;
     break;
   }
-  if (InnerSiblingLoop)
-    Rate *= InnerSiblingTripCount && *InnerSiblingTripCount
-                ? 1.0 / static_cast<double>(*InnerSiblingTripCount)
-                : 0.0;
-  return Rate;
+  return isEpochLevel() ? 0.0 : Rate;
+}
+
+bool ExecutionFrequency::isEpochLevel() const {
+  // Beside an inner loop of a handful of rounds (four chunks, a few
+  // launches) the statement still runs on every step that matters.
+  constexpr uint64_t Handful = 10;
+  return InnerSiblingLoop &&
+         (!InnerSiblingTripCount || *InnerSiblingTripCount > Handful);
 }
 
 std::optional<uint64_t> ExecutionFrequency::totalExecutions() const {

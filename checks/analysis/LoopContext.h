@@ -60,8 +60,13 @@ struct ExecutionFrequency {
 
   /// Executions per iteration of the hottest loop the statement sits in:
   /// 1 on every iteration, 1/N under `i % N == 0`, 0 when the statement runs
-  /// only once or its rate depends on a run-time period.
+  /// only once, its rate depends on a run-time period, or it is epoch-level.
   double relativeFrequency() const;
+
+  /// True for a statement between the inner loops of its loop when an inner
+  /// loop runs more than a handful of times (or an unknown number): it runs
+  /// once per epoch, not once per step.
+  bool isEpochLevel() const;
 
   /// Total executions per call of the enclosing function, when all trip
   /// counts and periods are constants.

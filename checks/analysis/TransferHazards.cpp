@@ -33,6 +33,7 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   case TorchOp::AllClose:
   case TorchOp::IsNonzero:
   case TorchOp::IndexWithTensor:
+  case TorchOp::CheckedLinalg: // reads a flag of a few bytes back
     H.CostPattern = patterns::TorchItem;
     break;
   case TorchOp::Nonzero:
@@ -245,6 +246,11 @@ bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices) {
 }
 
 bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices) {
+  // A checked solver queues its own kernels before it waits: a round trip
+  // of its own, not a value that could travel with the others.
+  if (std::optional<TorchCall> Torch = identifyTorchCall(Call);
+      Torch && Torch->Op == TorchOp::CheckedLinalg)
+    return false;
   std::optional<Hazard> H = classifyHazard(Call, Devices);
   return H && H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject;
 }

@@ -57,7 +57,8 @@ bool isBareWait(const CallExpr *Call);
 bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices);
 
 /// True for a LibTorch read of a device tensor's value (item(), printing
-/// it, nonzero()): a wait whose data is a few values, not a copy.
+/// it, nonzero()): a wait whose data is a few values, not a copy. Not a
+/// checked solver (linalg::inv), which queues its own kernels first.
 bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices);
 
 } // namespace clang::tidy::xfer

@@ -126,6 +126,7 @@ public:
   Tensor nonzero() const;
   Tensor masked_select(const Tensor &Mask) const;
   Tensor unique_consecutive() const;
+  Tensor inverse() const;
   Tensor pin_memory() const;
   bool is_pinned() const;
   Tensor detach() const;
@@ -209,6 +210,11 @@ Tensor where(const Tensor &Condition, const Tensor &Self,
              const Tensor &Other);
 Tensor matmul(const Tensor &Self, const Tensor &Other);
 Tensor scalar_tensor(const Scalar &S, TensorOptions Options = {});
+Tensor inverse(const Tensor &Self);
+Tensor linalg_inv(const Tensor &A);
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor &A,
+                                         bool CheckErrors = false);
+Tensor linalg_solve(const Tensor &A, const Tensor &B, bool Left = true);
 } // namespace at
 
 namespace torch {
@@ -369,4 +375,17 @@ public:
   Batch *end();
 };
 } // namespace data
+namespace linalg {
+// As in torch/linalg.h: wrappers of the at:: functions.
+inline at::Tensor inv(const at::Tensor &A) { return at::linalg_inv(A); }
+inline std::tuple<at::Tensor, at::Tensor> inv_ex(const at::Tensor &A,
+                                                 bool CheckErrors = false) {
+  return at::linalg_inv_ex(A, CheckErrors);
+}
+inline at::Tensor solve(const at::Tensor &A, const at::Tensor &B,
+                        bool Left = true) {
+  return at::linalg_solve(A, B, Left);
+}
+} // namespace linalg
+using at::inverse;
 } // namespace torch
