@@ -249,6 +249,65 @@ bool isTensorPrint(const CallExpr *Call) {
          !isTensorType(Op->getArg(0)->getType());
 }
 
+bool isZeroDimTensor(const Expr *E, unsigned Depth) {
+  E = ignoreCopiesAndConversions(E);
+  if (!E || Depth > 4)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Var && Var->getInit() && isZeroDimTensor(Var->getInit(), Depth + 1);
+  }
+  // Arithmetic of 0-dim tensors and plain numbers (1 - lambda) stays 0-dim.
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
+    bool HasTensor = false;
+    for (const Expr *Arg : Operator->arguments()) {
+      if (isTensorType(Arg->getType())) {
+        if (!isZeroDimTensor(Arg, Depth + 1))
+          return false;
+        HasTensor = true;
+      } else if (!ignoreCopiesAndConversions(Arg)
+                      ->getType()
+                      ->isArithmeticType()) {
+        return false;
+      }
+    }
+    return HasTensor;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    // Full reductions: t.sum(), t.mean(), ...
+    bool NoExplicitArgs = llvm::all_of(Call->arguments(), [](const Expr *A) {
+      return isa<CXXDefaultArgExpr>(A);
+    });
+    return NoExplicitArgs &&
+           isTensorType(Member->getImplicitObjectArgument()->getType()) &&
+           llvm::StringSwitch<bool>(Name)
+               .Cases("sum", "mean", "prod", "max", "min", "norm", true)
+               .Cases("amax", "amin", "all", "any", "std", "var", true)
+               .Default(false);
+  }
+  if (!isInTorchNamespace(Callee))
+    return false;
+  if (Name == "scalar_tensor")
+    return true;
+  // torch::tensor(2.0): a scalar rather than a list of values.
+  if (Name == "tensor" && Call->getNumArgs() >= 1) {
+    // The value reaches the parameter through Scalar/ArrayRef conversions.
+    const Expr *Data = ignoreCopiesAndConversions(Call->getArg(0));
+    while (const auto *Construct = dyn_cast<CXXConstructExpr>(Data)) {
+      if (Construct->getNumArgs() != 1)
+        break;
+      Data = ignoreCopiesAndConversions(Construct->getArg(0));
+    }
+    return Data->getType()->isArithmeticType();
+  }
+  return false;
+}
+
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)

@@ -64,6 +64,11 @@ struct TorchCall {
   std::string Spelling;
 };
 
+/// True for an expression known to produce a 0-dim tensor (a full
+/// reduction, torch::tensor(2.0), scalar_tensor, arithmetic of them), which
+/// LibTorch lets a CPU tensor mix with CUDA tensors: it is read as a scalar.
+bool isZeroDimTensor(const Expr *E, unsigned Depth = 0);
+
 /// Returns the LibTorch operation \p Call performs, if it is one.
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call);
 

@@ -213,6 +213,63 @@ void collectTensorOperands(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &O
     collectTensorOperands(Child, Out);
 }
 
+/// The tensors a script module's input vector was filled with, when its
+/// argument is a local `std::vector<IValue>`: its initializer and what the
+/// enclosing function push_back()s or emplace_back()s into it (the
+/// tutorial's `inputs.push_back(x.to(device)); module.forward(inputs)`).
+void collectPushedInputs(const CallExpr *Run, ASTContext &Ctx,
+                         llvm::SmallVectorImpl<const Expr *> &Out) {
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
+  const auto *Vector = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const FunctionDecl *Function = enclosingFunction(Run, Ctx);
+  if (!Vector || !Vector->hasLocalStorage() || !Function ||
+      !Function->hasBody())
+    return;
+  collectTensorOperands(Vector->getInit(), Out);
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    const auto *Push = dyn_cast<CXXMemberCallExpr>(&S);
+    const CXXMethodDecl *Method = Push ? Push->getMethodDecl() : nullptr;
+    if (!Method || !Method->getIdentifier() ||
+        (Method->getName() != "push_back" &&
+         Method->getName() != "emplace_back"))
+      return WalkStep::Continue;
+    const auto *Object = dyn_cast<DeclRefExpr>(
+        Push->getImplicitObjectArgument()->IgnoreParenImpCasts());
+    if (Object && Object->getDecl() == Vector)
+      for (const Expr *Arg : Push->arguments())
+        collectTensorOperands(Arg, Out);
+    return WalkStep::Continue;
+  });
+}
+
+/// The operands an argument passes: itself, or the elements of a braced
+/// list (`torch::cat({x, y})`).
+void argumentOperands(const Expr *Arg,
+                      llvm::SmallVectorImpl<const Expr *> &Out) {
+  Arg = ignoreTemporaries(Arg);
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
+    Arg = ignoreTemporaries(List->getSubExpr());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
+      Construct && Construct->getNumArgs() == 1)
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(
+            ignoreTemporaries(Construct->getArg(0))))
+      Arg = ignoreTemporaries(List->getSubExpr());
+  if (const auto *Init = dyn_cast<InitListExpr>(Arg))
+    Out.append(Init->inits().begin(), Init->inits().end());
+  else
+    Out.push_back(Arg);
+}
+
+/// The arguments of `std::tie(a, b)` when \p E is such a call.
+llvm::ArrayRef<const Expr *> tiedVariables(const Expr *E) {
+  const auto *Tie = dyn_cast_or_null<CallExpr>(ignoreTemporaries(E));
+  const FunctionDecl *Callee = Tie ? Tie->getDirectCallee() : nullptr;
+  if (!Callee || !isNamed(Callee, "tie") || outermostNamespace(Callee) != "std")
+    return {};
+  return llvm::ArrayRef(Tie->getArgs(), Tie->getNumArgs());
+}
+
 /// True for a module that holds layers (a Linear, a Sequential, a module of
 /// its own as a member): a model, whose inputs go where its weights are,
 /// rather than a data transform written as a module.
@@ -582,6 +639,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       return PlacementFact{};
     llvm::SmallVector<const Expr *, 4> Inputs;
     collectTensorOperands(Run->getArg(0), Inputs);
+    collectPushedInputs(Run, Ctx, Inputs);
     for (const Expr *Input : Inputs) {
       std::optional<PlacementFact> Where = evaluateTensor(Input);
       if (Where && Where->Where != Placement::Unknown)
@@ -616,7 +674,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   if (Object && isTensorType(Object->getType())) {
     std::optional<PlacementFact> Self = evaluateTensor(Object);
     if (Self && Self->Where != Placement::Unknown)
-      return Self;
+      return mixesDevices(Call) ? PlacementFact{} : *Self;
     // x.matmul(w), x + w: an operation only runs when its operands share a
     // device (0-dim host scalars aside), so a known operand tells.
     for (const Expr *Arg : Call->arguments()) {
@@ -664,32 +722,44 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   // X = X * s) say nothing; only an operand known to be unknown does.
   bool SawCycle = false, SawUnknown = false;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
-    const Expr *Arg = ignoreTemporaries(Call->getArg(I));
-    // torch::cat({x, y}): the tensors of a braced list.
     llvm::SmallVector<const Expr *, 4> Operands;
-    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
-      Arg = ignoreTemporaries(List->getSubExpr());
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
-        Construct && Construct->getNumArgs() == 1)
-      if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(
-              ignoreTemporaries(Construct->getArg(0))))
-        Arg = ignoreTemporaries(List->getSubExpr());
-    if (const auto *Init = dyn_cast<InitListExpr>(Arg))
-      Operands.append(Init->inits().begin(), Init->inits().end());
-    else
-      Operands.push_back(Arg);
+    argumentOperands(Call->getArg(I), Operands);
     for (const Expr *Operand : Operands) {
       if (!isTensorLikeType(Operand->getType()))
         continue;
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
       if (Where && Where->Where != Placement::Unknown)
-        return Where;
+        return mixesDevices(Call) ? PlacementFact{} : *Where;
       (Where ? SawUnknown : SawCycle) = true;
     }
   }
   if (SawCycle && !SawUnknown)
     return std::nullopt;
   return PlacementFact{};
+}
+
+bool DeviceInference::mixesDevices(const CallExpr *Call) {
+  // The operation throws on a GPU run (the mismatch check reports it); what
+  // it would compute has no placement, and reporting its later uses again
+  // would repeat that one bug. 0-dim host tensors mix freely: they are read
+  // as scalars.
+  llvm::SmallVector<const Expr *, 4> Operands;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Operands.push_back(Member->getImplicitObjectArgument());
+  for (const Expr *Arg : Call->arguments())
+    argumentOperands(Arg, Operands);
+  bool OnHost = false, OnDevice = false;
+  for (const Expr *Operand : Operands) {
+    if (!isTensorType(Operand->getType()) || isZeroDimTensor(Operand))
+      continue;
+    std::optional<PlacementFact> Where = evaluateTensor(Operand);
+    if (!Where)
+      continue;
+    OnHost |= isHostPlacement(Where->Where);
+    OnDevice |=
+        Where->Where == Placement::Cuda || Where->Where == Placement::MaybeCuda;
+  }
+  return OnHost && OnDevice;
 }
 
 std::optional<PlacementFact>
@@ -1393,9 +1463,16 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
     } else if (const auto *Call = dyn_cast<CallExpr>(&S)) {
       OnCall(Call);
       if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
           if (const VarDecl *Var = assignedVariable(Op->getArg(0)))
             Out[Var].push_back({Op, Op->getArg(1), false});
+          // std::tie(values, indices) = t.max(1): each tensor tied gets a
+          // part of the tuple, which lives where the operation ran.
+          for (const Expr *Tied : tiedVariables(Op->getArg(0)))
+            if (const VarDecl *Var = assignedVariable(Tied);
+                Var && isTensorType(Var->getType()))
+              Out[Var].push_back({Op, Op->getArg(1), false});
+        }
       } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
         OnMemberCall(Member);
       }

@@ -120,6 +120,9 @@ private:
 
   std::optional<PlacementFact> evaluate(const Expr *E, ValueKind Kind);
   std::optional<PlacementFact> evaluateTensor(const Expr *E);
+  /// True if \p Call's tensor operands are on both the host and a device
+  /// (0-dim host tensors aside): it throws, and its result has no placement.
+  bool mixesDevices(const CallExpr *Call);
   std::optional<PlacementFact> evaluateDevice(const Expr *E);
   std::optional<PlacementFact> evaluatePointer(const Expr *E);
   std::optional<PlacementFact> evaluateModule(const Expr *E);

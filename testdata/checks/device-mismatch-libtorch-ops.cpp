@@ -20,3 +20,18 @@ void operators() {
   (void)Sum;
   (void)Less;
 }
+
+// The result of a mixing operation has no placement: its later uses are the
+// same bug, reported once.
+void onceForTheSameBug() {
+  torch::Tensor Host = torch::randn({4});
+  torch::Tensor Gpu = torch::randn({4}, torch::kCUDA);
+  auto Mixed = torch::cat({Host, Gpu});
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'at::cat' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-4]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
+  // CHECK-NOTES: :[[@LINE-4]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
+  auto Again = Mixed + Gpu;
+  auto AndAgain = Mixed * Host;
+  (void)Again;
+  (void)AndAgain;
+}

@@ -37,3 +37,20 @@ void onHost(torch::jit::script::Module &Model, torch::Tensor Frame,
     (void)Output.toTensor().sum().item<float>();
   }
 }
+
+// The tutorial's spelling: inputs pushed into a vector of IValues first.
+void pushedInputs(torch::jit::script::Module &Model, torch::Tensor Frame,
+                  int Frames) {
+  torch::Device Gpu(torch::kCUDA);
+  for (int I = 0; I < Frames; ++I) {
+    std::vector<torch::jit::IValue> Inputs;
+    Inputs.push_back(Frame.to(Gpu));
+    float Score = Model.forward(Inputs).toTensor().sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:58: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    std::vector<torch::jit::IValue> HostInputs{Frame};
+    HostInputs.emplace_back(Frame.to(torch::kCPU));
+    (void)Model.forward(HostInputs).toTensor().sum().item<float>(); // host
+    (void)Score;
+  }
+}

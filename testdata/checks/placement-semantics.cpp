@@ -46,7 +46,7 @@ static torch::Tensor toGpu(const torch::Tensor &T) { return T.to(Gpu); }
 
 void throughFunctions() {
   auto Host = torch::ones({4});
-  auto Step = [&](int I) { return toGpu(Host).mul(Host); };
+  auto Step = [&](int I) { return toGpu(Host).mul(toGpu(Host)); };
   for (int I = 0; I < 10; ++I) {
     auto Moved = Step(I);
     (void)Moved.item<float>();
@@ -75,4 +75,19 @@ void containers(int Steps) {
     (void)Outputs[0].mean().item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 74: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+}
+
+// std::tie of an operation's tuple: each tied tensor is where it ran.
+void tiedResults(const torch::Tensor &Scores, int Steps) {
+  auto Probabilities = Scores.to(Gpu);
+  torch::Tensor Best;
+  torch::Tensor HostBest;
+  for (int I = 0; I < Steps; ++I) {
+    std::tie(std::ignore, Best) = Probabilities.max(1);
+    (void)Best.sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 85: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    std::tie(std::ignore, HostBest) = Scores.max(1); // on the host
+    (void)HostBest.sum().item<float>();
+  }
 }

@@ -22,6 +22,7 @@ struct IValue {
 
 namespace torch {
 namespace jit {
+using c10::IValue;
 struct Module {
   c10::IValue forward(std::vector<c10::IValue> Inputs);
   void to(at::Device D);
