@@ -1277,6 +1277,10 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
   return std::nullopt;
 }
 
+/// True for a statement that runs whole when it runs: an expression or a
+/// declaration, not a branch or a loop.
+bool isStraightLine(const Stmt *S) { return isa<Expr, DeclStmt>(S); }
+
 /// The calls \p IsBlockingReadBack accepts in \p Statement, in source
 /// order.
 llvm::SmallVector<const CallExpr *, 4>
@@ -1333,10 +1337,13 @@ readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
     if (SM.isBeforeInTranslationUnit(ReadBack->getExprLoc(),
                                      Other->getExprLoc()))
       After.push_back(Other);
-  // Then the statements after it, up to the first that queues device work.
+  // Then the statements after it, up to the first that queues device work
+  // or branches (a read inside an `if` may not happen; followsReadBack()
+  // stops there too).
   for (auto It = std::next(Where->At); It != Where->Body.end(); ++It) {
     // A statement that queues work (`forward(x).item()`) starts a new wait.
-    if (queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
+    if (!isStraightLine(*It) ||
+        queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
       break;
     llvm::append_range(After, readBacksIn(*It, Ctx, IsBlockingReadBack));
   }
@@ -1360,6 +1367,8 @@ bool followsReadBack(
     return false;
   for (auto It = std::make_reverse_iterator(Where->At);
        It != Where->Body.rend(); ++It) {
+    if (!isStraightLine(*It))
+      return false;
     if (containsMatch<CallExpr>(*It, [&](const CallExpr &Call) {
           return IsBlockingReadBack(&Call);
         }))

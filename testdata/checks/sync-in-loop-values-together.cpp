@@ -55,3 +55,22 @@ void copiesThenValue(torch::Tensor Input, int N) {
     (void)V;
   }
 }
+
+// A read in a branch's condition is not joined with the reads after the
+// branch, in either direction: both stay findings.
+void readInCondition(torch::Tensor Flags, torch::Tensor Xs, int N) {
+  auto F = Flags.to(torch::kCUDA);
+  auto X = Xs.to(torch::kCUDA);
+  for (int I = 0; I < N; ++I) {
+    if (F[I].item<int>() == 0)
+      continue;
+    // CHECK-MESSAGES: :[[@LINE-2]]:14: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    float A = X[I].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    float B = X[I + 1].item<float>();
+    // CHECK-NOTES: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    std::cout << A + B << "\n";
+  }
+}
