@@ -1,6 +1,7 @@
 //===--- LoopHazardCheck.cpp - shared driver of the in-loop checks --------===//
 
 #include "LoopHazardCheck.h"
+#include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/StepFunctions.h"
 #include "clang/AST/ASTContext.h"
@@ -46,6 +47,16 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
   // catalogue and device inference, which a matcher cannot express.
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader())).bind("call"), this);
+  // Local objects: their constructors and destructors run in place, with no
+  // call expression to match.
+  Finder->addMatcher(declStmt(unless(isExpansionInSystemHeader()),
+                              forEach(varDecl(hasLocalStorage()).bind("local")))
+                         .bind("declaration"),
+                     this);
+  Finder->addMatcher(expr(anyOf(cxxNewExpr(), cxxDeleteExpr()),
+                          unless(isExpansionInSystemHeader()))
+                         .bind("newOrDelete"),
+                     this);
 }
 
 void LoopHazardCheck::onStartOfTranslationUnit() {
@@ -109,10 +120,19 @@ void LoopHazardCheck::noteReadBacksAfter(const CallExpr *Call,
 }
 
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   ASTContext &Ctx = *Result.Context;
   if (!Analyses)
     Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
+  if (const auto *Var = Result.Nodes.getNodeAs<VarDecl>("local")) {
+    checkScopedDeviceBuffer(
+        Var, Result.Nodes.getNodeAs<DeclStmt>("declaration"), Ctx);
+    return;
+  }
+  if (const auto *E = Result.Nodes.getNodeAs<Expr>("newOrDelete")) {
+    checkHeapDeviceBuffer(E, Ctx);
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   DeviceInference &Devices = Analyses->devices();
 
   // Most calls are neither hazards nor calls of functions defined here:
@@ -145,22 +165,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&
       isTimingStatement(Call, Ctx))
     return;
-  // Costs that are paid once (setup and teardown loops) or on purpose
-  // (timing harnesses) are not hazards, unless a loop around them is hot.
-  if (!ReportSetupAndTimingLoops &&
-      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
-      }))
-    return;
-  // A handful of rounds in code that runs once (warm-up or relaxation
-  // rounds, one pass per device) is a one-time cost, however the loop looks.
-  if (!ReportSetupAndTimingLoops && runsAHandfulOfTimesOnce(Call, Frequency, Ctx))
-    return;
-  // Evaluation once per epoch is periodic work the user wants.
-  if (!ReportEvaluationLoops &&
-      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation;
-      }))
+  if (!runsOnHotIterations(Call, Frequency, Ctx))
     return;
   // A wait next to a blocking read-back costs nothing the read-back does
   // not: the read-back is the finding, if any.
@@ -196,19 +201,41 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
          "the value decides whether the loop goes on: checking it every N "
          "iterations lets the GPU run ahead in between",
          DiagnosticIDs::Note);
-  citeCost(Call, *H, Frequency, Ctx);
+  citeCost(Call->getExprLoc(), *H, Frequency, Ctx);
+}
+
+bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
+                                          const ExecutionFrequency &Frequency,
+                                          ASTContext &Ctx) {
+  if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
+    return false;
+  // Costs that are paid once (setup and teardown loops) or on purpose
+  // (timing harnesses) are not hazards, unless a loop around them is hot.
+  if (!ReportSetupAndTimingLoops &&
+      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
+      }))
+    return false;
+  // A handful of rounds in code that runs once (warm-up or relaxation
+  // rounds, one pass per device) is a one-time cost, however the loop looks.
+  if (!ReportSetupAndTimingLoops && runsAHandfulOfTimesOnce(S, Frequency, Ctx))
+    return false;
+  // Evaluation once per epoch is periodic work the user wants.
+  return ReportEvaluationLoops ||
+         llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+           return Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation;
+         });
 }
 
 bool LoopHazardCheck::runsAHandfulOfTimesOnce(
-    const CallExpr *Call, const ExecutionFrequency &Frequency,
-    ASTContext &Ctx) {
+    const Stmt *S, const ExecutionFrequency &Frequency, ASTContext &Ctx) {
   // At most this many executions per call of the function count as a
   // handful (four devices or streams, five relaxation rounds).
   constexpr uint64_t Handful = 8;
   std::optional<uint64_t> Total = Frequency.totalExecutions();
   if (!Total || *Total > Handful)
     return false;
-  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
+  const FunctionDecl *Function = enclosingFunction(S, Ctx);
   return Function && !stepPhrase(Function, Facts.get()) &&
          !isCalledInLoopHere(Function, Analyses->devices(), Ctx,
                              /*OnEveryIteration=*/true);
@@ -246,10 +273,10 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   warn(Call, H, *Phrase);
   noteReadBacksAfter(Call, Ctx);
-  citeCost(Call, H, Frequency, Ctx);
+  citeCost(Call->getExprLoc(), H, Frequency, Ctx);
 }
 
-void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
+void LoopHazardCheck::citeCost(SourceLocation Where, const Hazard &H,
                                const ExecutionFrequency &Frequency,
                                ASTContext &Ctx) {
   // Every hazard of these checks blocks the host: a sync, a device-to-host
@@ -258,9 +285,135 @@ void LoopHazardCheck::citeCost(const CallExpr *Call, const Hazard &H,
                   &Frequency};
   describeOverlap(Query, H.IsLibTorch);
   if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
-    diag(Call->getExprLoc(), "%0", DiagnosticIDs::Note) << Cost->text();
-    recordCostNote(*Cost, getID(), Call->getExprLoc(), Ctx.getSourceManager());
+    diag(Where, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), Where, Ctx.getSourceManager());
   }
+}
+
+std::optional<std::string>
+LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
+                           ASTContext &Ctx) {
+  if (Frequency.inLoop()) {
+    if (!runsOnHotIterations(S, Frequency, Ctx))
+      return std::nullopt;
+    return describeFrequency(Frequency, Ctx.getSourceManager());
+  }
+  // No loop here: a method that runs once per step (forward(), a helper a
+  // loop in another file calls), unless a loop here calls it (reported
+  // there).
+  const FunctionDecl *Function = enclosingFunction(S, Ctx);
+  if (Frequency.Guard != GuardKind::None || !Function ||
+      isCalledInLoopHere(Function, Analyses->devices(), Ctx))
+    return std::nullopt;
+  return stepPhrase(Function, Facts.get());
+}
+
+void LoopHazardCheck::noteLoop(const ExecutionFrequency &Frequency) {
+  if (!Frequency.inLoop())
+    return;
+  const EnclosingLoop &Loop = Frequency.Loops.front();
+  diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
+      << Loop.Kind;
+}
+
+void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
+                                              const DeclStmt *Declaration,
+                                              ASTContext &Ctx) {
+  QualType Type = Var->getType();
+  const CXXRecordDecl *Class = Type->getAsCXXRecordDecl();
+  if (!Declaration || Var->isStaticLocal() || Type->isReferenceType() ||
+      !Class || !Class->hasDefinition() || Type->isDependentType())
+    return;
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+      Var->getInit() ? Var->getInit()->IgnoreImplicit() : nullptr);
+  const SourceManager &SM = Ctx.getSourceManager();
+  Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false, "", "", nullptr, {},
+           std::nullopt};
+  const HazardPath *Allocation = nullptr, *Release = nullptr;
+  bool Allocates = false, Frees = false;
+  if (isThrustDeviceVector(Class)) {
+    // The default constructor allocates nothing (nor does its destructor
+    // free anything): only a size, a fill or a copy does.
+    Allocates = Frees =
+        Construct && llvm::any_of(Construct->arguments(), [](const Expr *A) {
+          return !isa<CXXDefaultArgExpr>(A);
+        });
+    H.Operation = "thrust::device_vector";
+    H.CostPattern = patterns::CudaMallocFree;
+  } else if (!SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation()))) {
+    CallSummaries &Summaries = Analyses->summaries(ReportUnknownPlacement);
+    if (Construct && Construct->getConstructor())
+      Allocation =
+          Summaries.find(Construct->getConstructor(), HazardKind::HostSync);
+    if (const CXXDestructorDecl *Destructor = Class->getDestructor())
+      Release = Summaries.find(Destructor, HazardKind::HostSync);
+    Allocates = Allocation != nullptr;
+    Frees = Release != nullptr;
+    const HazardPath *First = Allocation ? Allocation : Release;
+    if (First)
+      H = First->Operation;
+  }
+  if (!(Allocates || Frees) || !handles(H))
+    return;
+  ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
+  std::optional<std::string> Phrase = hotPhrase(Declaration, Frequency, Ctx);
+  if (!Phrase)
+    return;
+
+  diag(Var->getLocation(),
+       "'%0' %select{synchronizes with the GPU when it is created and when it "
+       "goes out of scope|synchronizes with the GPU when it is created|"
+       "synchronizes with the GPU when it goes out of scope}1 %2: the host "
+       "waits for all queued device work; create it once before the loop and "
+       "reuse it")
+      << Var->getName()
+      << (Allocates && Frees ? 0
+          : Allocates        ? 1
+                             : 2)
+      << *Phrase;
+  noteLoop(Frequency);
+  if (Allocation)
+    noteCallChain(*Allocation);
+  if (Release && Release != Allocation)
+    noteCallChain(*Release);
+  citeCost(Var->getLocation(), H, Frequency, Ctx);
+}
+
+void LoopHazardCheck::checkHeapDeviceBuffer(const Expr *NewOrDelete,
+                                            ASTContext &Ctx) {
+  // `new T(...)` runs T's constructor, `delete p` its destructor.
+  const FunctionDecl *Runs = nullptr;
+  const CXXRecordDecl *Class = nullptr;
+  const auto *New = dyn_cast<CXXNewExpr>(NewOrDelete);
+  if (New) {
+    if (const CXXConstructExpr *Construct = New->getConstructExpr()) {
+      Runs = Construct->getConstructor();
+      Class = Runs ? cast<CXXConstructorDecl>(Runs)->getParent() : nullptr;
+    }
+  } else if (const auto *Delete = dyn_cast<CXXDeleteExpr>(NewOrDelete);
+             Delete && !Delete->getDestroyedType().isNull()) {
+    Class = Delete->getDestroyedType()->getAsCXXRecordDecl();
+    Runs = Class && Class->hasDefinition() ? Class->getDestructor() : nullptr;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Runs || SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation())))
+    return;
+  const HazardPath *Path = Analyses->summaries(ReportUnknownPlacement)
+                               .find(Runs, HazardKind::HostSync);
+  if (!Path || !handles(Path->Operation))
+    return;
+  ExecutionFrequency Frequency = analyzeFrequency(NewOrDelete, Ctx);
+  std::optional<std::string> Phrase = hotPhrase(NewOrDelete, Frequency, Ctx);
+  if (!Phrase)
+    return;
+  diag(NewOrDelete->getBeginLoc(),
+       "%select{deleting|creating}0 a '%1' synchronizes with the GPU %2: its "
+       "%select{destructor|constructor}0 waits for all queued device work; "
+       "keep one object and reuse it")
+      << (New != nullptr) << Class->getName() << *Phrase;
+  noteLoop(Frequency);
+  noteCallChain(*Path);
+  citeCost(NewOrDelete->getBeginLoc(), Path->Operation, Frequency, Ctx);
 }
 
 void LoopHazardCheck::noteCallChain(const HazardPath &Path) {

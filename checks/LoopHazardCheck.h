@@ -60,16 +60,37 @@ private:
   bool followsBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
   /// Notes on the read-backs that follow \p Call in its iteration.
   void noteReadBacksAfter(const CallExpr *Call, ASTContext &Ctx);
-  /// True if \p Call runs at most a handful of times per call of its
+  /// True if \p S runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
-  bool runsAHandfulOfTimesOnce(const CallExpr *Call,
+  bool runsAHandfulOfTimesOnce(const Stmt *S,
                                const ExecutionFrequency &Frequency,
                                ASTContext &Ctx);
+  /// The filters every in-loop finding passes, call or object: often
+  /// enough, in a hot loop, not a handful of rounds run once, not in an
+  /// evaluation pass.
+  bool runsOnHotIterations(const Stmt *S, const ExecutionFrequency &Frequency,
+                           ASTContext &Ctx);
+  /// How often \p S runs, for the warning ("on every iteration of the loop
+  /// at line 12", "on every call of 'forward()'"), when it runs on the hot
+  /// path; null when it does not.
+  std::optional<std::string> hotPhrase(const Stmt *S,
+                                       const ExecutionFrequency &Frequency,
+                                       ASTContext &Ctx);
+  /// "loop starts here", when \p Frequency has a loop.
+  void noteLoop(const ExecutionFrequency &Frequency);
+  /// A local object declared in a loop whose class allocates device memory
+  /// when constructed or frees it when destroyed (thrust::device_vector, a
+  /// buffer class of the program's own): the host waits for the device on
+  /// every iteration. Reported at the declaration.
+  void checkScopedDeviceBuffer(const VarDecl *Var, const DeclStmt *Declaration,
+                               ASTContext &Ctx);
+  /// The same for `new T(...)` and `delete p` of such a class in a loop.
+  void checkHeapDeviceBuffer(const Expr *NewOrDelete, ASTContext &Ctx);
   void reportInStepFunction(const CallExpr *Call, const Hazard &H,
                             const ExecutionFrequency &Frequency,
                             ASTContext &Ctx);
   /// The measured-cost note (see CostCitation.h).
-  void citeCost(const CallExpr *Call, const Hazard &H,
+  void citeCost(SourceLocation Where, const Hazard &H,
                 const ExecutionFrequency &Frequency, ASTContext &Ctx);
 
   const unsigned MinFrequencyPercent;

@@ -308,6 +308,12 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth) {
   return false;
 }
 
+bool isThrustDeviceVector(const CXXRecordDecl *Class) {
+  return Class && Class->getIdentifier() &&
+         Class->getName() == "device_vector" &&
+         outermostNamespace(Class) == "thrust";
+}
+
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)

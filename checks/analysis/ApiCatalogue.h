@@ -69,6 +69,11 @@ struct TorchCall {
 /// LibTorch lets a CPU tensor mix with CUDA tensors: it is read as a scalar.
 bool isZeroDimTensor(const Expr *E, unsigned Depth = 0);
 
+/// thrust::device_vector (in whatever inline namespace the toolkit's Thrust
+/// puts it): constructed with a size or contents it allocates device memory,
+/// destroyed it frees it.
+bool isThrustDeviceVector(const CXXRecordDecl *Class);
+
 /// Returns the LibTorch operation \p Call performs, if it is one.
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call);
 

@@ -3,6 +3,7 @@
 #include "analysis/CallSummaries.h"
 #include "analysis/AstWalk.h"
 #include "analysis/LoopContext.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -42,7 +43,14 @@ CallSummaries::summarize(const FunctionDecl *Function) {
   ASTContext &Ctx = Devices.context();
   const SourceManager &SM = Ctx.getSourceManager();
   Summary Result;
-  for (const CallExpr *Call : callsOutsideLambdas(Function->getBody())) {
+  // A constructor's member initializers run before its body.
+  std::vector<const CallExpr *> Calls;
+  if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(Function))
+    for (const CXXCtorInitializer *Init : Constructor->inits())
+      if (Init->isWritten())
+        llvm::append_range(Calls, callsOutsideLambdas(Init->getInit()));
+  llvm::append_range(Calls, callsOutsideLambdas(Function->getBody()));
+  for (const CallExpr *Call : Calls) {
     if (Result[0] && Result[1])
       break;
     // Work done only every N calls of a counter-guarded branch does not

@@ -1,0 +1,79 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop
+// A local object whose constructor allocates device memory, or whose
+// destructor frees it, synchronizes on every iteration of the loop it is
+// declared in: cudaMalloc and cudaFree wait for the device.
+#include <cuda_runtime.h>
+#include <thrust/device_vector.h>
+
+void launchWork(float *Data, int N);
+
+class DeviceBuffer {
+public:
+  explicit DeviceBuffer(size_t Bytes) {
+    cudaMalloc(reinterpret_cast<void **>(&Data), Bytes);
+  }
+  ~DeviceBuffer() { cudaFree(Data); }
+  float *get() { return Data; }
+
+private:
+  float *Data = nullptr;
+};
+
+// Takes over a buffer allocated elsewhere and frees it.
+class OwnedBuffer {
+public:
+  explicit OwnedBuffer(float *Adopted) : Data(Adopted) {}
+  ~OwnedBuffer() { cudaFree(Data); }
+
+private:
+  float *Data;
+};
+
+// A view: neither allocates nor frees.
+struct DeviceSpan {
+  float *Data;
+  int Size;
+};
+
+void scratchPerStep(float *Input, int Steps, int N) {
+  DeviceBuffer Reused(N * sizeof(float)); // once, before the loop
+  for (int Step = 0; Step < Steps; ++Step) {
+    thrust::device_vector<float> Scratch(N);
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'Scratch' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    DeviceBuffer Temp(N * sizeof(float));
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'Temp' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // CHECK-NOTES: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // CHECK-NOTES: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    OwnedBuffer Owner(Input);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'Owner' synchronizes with the GPU when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    // CHECK-NOTES: :27:20: note: 'cudaFree' synchronizes with the GPU here
+    thrust::device_vector<float> Empty; // allocates nothing
+    DeviceSpan View{Reused.get(), N};   // a view
+    launchWork(Scratch.data(), N);
+    launchWork(Temp.get(), N);
+    launchWork(View.Data, View.Size);
+  }
+}
+
+// Deleting such an object in a loop frees its memory there.
+void deletePerStep(int Steps, int N) {
+  DeviceBuffer *Kept = new DeviceBuffer(N * sizeof(float));
+  for (int Step = 0; Step < Steps; ++Step) {
+    DeviceBuffer *Gradient = new DeviceBuffer(N * sizeof(float));
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: creating a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its constructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // CHECK-NOTES: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    launchWork(Gradient->get(), N);
+    delete Gradient;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: deleting a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its destructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // CHECK-NOTES: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    DeviceSpan *View = new DeviceSpan{Kept->get(), N};
+    delete View; // frees host memory only
+  }
+  delete Kept;
+}

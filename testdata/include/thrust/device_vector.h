@@ -1,0 +1,18 @@
+// Stub of thrust::device_vector with the real names; Thrust declares it in
+// an inline namespace of thrust.
+#pragma once
+#include <cstddef>
+
+namespace thrust {
+inline namespace THRUST_STUB_NS {
+template <typename T> class device_vector {
+public:
+  device_vector();
+  explicit device_vector(std::size_t Size);
+  device_vector(std::size_t Size, const T &Value);
+  ~device_vector();
+  T *data();
+  std::size_t size() const;
+};
+} // namespace THRUST_STUB_NS
+} // namespace thrust
