@@ -158,8 +158,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     H = Path->Operation;
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
-  if (H->IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
-      !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)
+  if (lacksCudaEvidence(*H))
     return;
   // A sync right before or after a clock reading makes a measurement right.
   if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&
@@ -268,8 +267,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (waitsBesideBlockingReadBack(Call, Ctx) ||
       followsBlockingReadBack(Call, Ctx))
     return;
-  if (H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
-      !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found)
+  if (lacksCudaEvidence(H))
     return;
   warn(Call, H, *Phrase);
   noteReadBacksAfter(Call, Ctx);
@@ -288,6 +286,12 @@ void LoopHazardCheck::citeCost(SourceLocation Where, const Hazard &H,
     diag(Where, "%0", DiagnosticIDs::Note) << Cost->text();
     recordCostNote(*Cost, getID(), Where, Ctx.getSourceManager());
   }
+}
+
+bool LoopHazardCheck::lacksCudaEvidence(const Hazard &H) const {
+  // LibTorch code runs on the CPU unless the program shows CUDA use.
+  return H.IsLibTorch && RequireCudaEvidence && !ProjectUsesCuda &&
+         !(Facts && Facts->usesCuda()) && !Analyses->cudaEvidence().Found;
 }
 
 std::optional<std::string>
@@ -353,7 +357,7 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
     if (First)
       H = First->Operation;
   }
-  if (!(Allocates || Frees) || !handles(H))
+  if (!(Allocates || Frees) || !handles(H) || lacksCudaEvidence(H))
     return;
   ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
   std::optional<std::string> Phrase = hotPhrase(Declaration, Frequency, Ctx);
@@ -400,7 +404,7 @@ void LoopHazardCheck::checkHeapDeviceBuffer(const Expr *NewOrDelete,
     return;
   const HazardPath *Path = Analyses->summaries(ReportUnknownPlacement)
                                .find(Runs, HazardKind::HostSync);
-  if (!Path || !handles(Path->Operation))
+  if (!Path || !handles(Path->Operation) || lacksCudaEvidence(Path->Operation))
     return;
   ExecutionFrequency Frequency = analyzeFrequency(NewOrDelete, Ctx);
   std::optional<std::string> Phrase = hotPhrase(NewOrDelete, Frequency, Ctx);

@@ -70,6 +70,8 @@ private:
   /// evaluation pass.
   bool runsOnHotIterations(const Stmt *S, const ExecutionFrequency &Frequency,
                            ASTContext &Ctx);
+  /// True for a LibTorch hazard in a program that shows no CUDA use.
+  bool lacksCudaEvidence(const Hazard &H) const;
   /// How often \p S runs, for the warning ("on every iteration of the loop
   /// at line 12", "on every call of 'forward()'"), when it runs on the hot
   /// path; null when it does not.
