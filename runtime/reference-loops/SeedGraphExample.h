@@ -26,6 +26,20 @@ public:
 
   /// \p Steps eager training steps.
   void runEagerSteps(int Steps);
+  /// Host time spent in each part of an eager step, summed over steps.
+  struct PhaseTimesUs {
+    double ZeroGrad = 0;      ///< Optimizer->zero_grad()
+    double Linear = 0;        ///< Model->forward(X)
+    double Sub = 0;           ///< Prediction - Y
+    double Pow = 0;           ///< .pow(2)
+    double Sum = 0;           ///< .sum()
+    double Backward = 0;      ///< Loss.backward() (returns once launched)
+    double OptimizerStep = 0; ///< Optimizer->step()
+  };
+  /// \p Steps eager training steps, the same as runEagerSteps, with the
+  /// host time of each part added to \p Total (steady_clock; no
+  /// synchronization: launches return before their kernels run).
+  void runEagerStepsPhased(int Steps, PhaseTimesUs &Total);
   /// Captures one step into a CUDA graph (after warm-up on a side stream).
   void capture();
   /// \p Steps replays of the captured step.
