@@ -9,18 +9,6 @@
 namespace clang::tidy::xfer {
 namespace {
 
-/// The host variable a copy reads: `Buffer`, or `&Value` for a scalar.
-const VarDecl *copiedVariable(const Expr *Subject) {
-  if (!Subject)
-    return nullptr;
-  Subject = Subject->IgnoreParenCasts();
-  if (const auto *AddressOf = dyn_cast<UnaryOperator>(Subject);
-      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
-    Subject = AddressOf->getSubExpr()->IgnoreParenCasts();
-  const auto *Ref = dyn_cast<DeclRefExpr>(Subject);
-  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-}
-
 /// True for a single value copied through its address (a flag, a counter),
 /// not a buffer.
 bool isScalarCopy(const VarDecl *Source) {

@@ -81,6 +81,19 @@ const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
   return nullptr;
 }
 
+const CallSummaries::ParameterUpload *
+LoopHazardCheck::uploadThroughCall(const CallExpr *Call, ASTContext &Ctx) {
+  const FunctionDecl *Callee = definedCallee(Call, Ctx.getSourceManager());
+  if (!Callee)
+    return nullptr;
+  const CallSummaries::ParameterUpload *Upload =
+      Analyses->summaries(ReportUnknownPlacement).findParameterUpload(Callee);
+  return Upload && Upload->Parameter < Call->getNumArgs() &&
+                 handles(Upload->Path.Operation)
+             ? Upload
+             : nullptr;
+}
+
 bool LoopHazardCheck::waitsBesideBlockingReadBack(const CallExpr *Call,
                                                   ASTContext &Ctx) {
   DeviceInference &Devices = Analyses->devices();
@@ -153,9 +166,17 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const HazardPath *Path = nullptr;
   if (!H) {
     Path = hazardThroughCall(Call, Ctx);
-    if (!Path)
+    if (Path) {
+      H = Path->Operation;
+    } else if (const CallSummaries::ParameterUpload *Upload =
+                   uploadThroughCall(Call, Ctx)) {
+      // The upload reads what this call passes: judge that argument.
+      Path = &Upload->Path;
+      H = Path->Operation;
+      H->Subject = Call->getArg(Upload->Parameter)->IgnoreParenImpCasts();
+    } else {
       return;
-    H = Path->Operation;
+    }
     H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
   }
   if (lacksCudaEvidence(*H))
@@ -428,6 +449,8 @@ void LoopHazardCheck::noteCallChain(const HazardPath &Path) {
           << Path.Operation.Operation
           << (Path.Operation.Kind == HazardKind::HostSync
                   ? "synchronizes with the GPU"
+              : Path.Operation.Kind == HazardKind::HostToDeviceCopy
+                  ? "copies host memory to the GPU"
                   : "copies device memory to the host");
     else
       diag(Step->getExprLoc(), "which calls '%0()' here", DiagnosticIDs::Note)

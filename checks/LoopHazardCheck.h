@@ -51,6 +51,10 @@ private:
   /// The hazard a call to a function defined in this translation unit
   /// performs, when this check reports that kind.
   const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
+  /// The upload from one of its parameters that a call to a function
+  /// defined here performs, when this check reports uploads.
+  const CallSummaries::ParameterUpload *uploadThroughCall(const CallExpr *Call,
+                                                          ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
   /// True if \p Call is a bare wait next to a blocking read-back (see
   /// waitsBesideReadBack): the read-back is the finding, if any.

@@ -32,6 +32,26 @@ const HazardPath *CallSummaries::find(const FunctionDecl *Function,
   return Path ? &*Path : nullptr;
 }
 
+namespace {
+
+/// The position of \p Var among \p Function's parameters.
+std::optional<unsigned> parameterIndex(const FunctionDecl *Function,
+                                       const VarDecl *Var) {
+  const auto *Parameter = dyn_cast_or_null<ParmVarDecl>(Var);
+  if (!Parameter || Parameter->getDeclContext() != Function)
+    return std::nullopt;
+  return Parameter->getFunctionScopeIndex();
+}
+
+} // namespace
+
+const CallSummaries::ParameterUpload *
+CallSummaries::findParameterUpload(const FunctionDecl *Function) {
+  summarize(Function);
+  auto It = Uploads.find(Function);
+  return It == Uploads.end() ? nullptr : &It->second;
+}
+
 const CallSummaries::Summary &
 CallSummaries::summarize(const FunctionDecl *Function) {
   if (auto It = Summaries.find(Function); It != Summaries.end())
@@ -69,8 +89,17 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       // it, read the elapsed time) is what the helper measures with.
       if (H->Kind == HazardKind::HostSync && isTimingStatement(Call, Ctx))
         continue;
-      if (H->Kind == HazardKind::HostToDeviceCopy ||
-          (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H)))
+      // An upload from a parameter is a cost of the call only when the
+      // caller passes the same data on every iteration: kept apart, for the
+      // caller's loop to judge.
+      if (H->Kind == HazardKind::HostToDeviceCopy) {
+        if (std::optional<unsigned> Index =
+                parameterIndex(Function, copiedVariable(H->Subject));
+            Index && !Uploads.count(Function))
+          Uploads[Function] = ParameterUpload{*Index, HazardPath{*H, {Call}}};
+        continue;
+      }
+      if (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
         continue;
       std::optional<HazardPath> &Slot = Result[slot(H->Kind)];
       if (!Slot)
@@ -86,6 +115,17 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         HazardPath Path{Inner[I]->Operation, {Call}};
         Path.Steps.append(Inner[I]->Steps.begin(), Inner[I]->Steps.end());
         Result[I] = std::move(Path);
+      }
+    // A wrapper that hands its own parameter on to an uploading callee.
+    if (auto It = Uploads.find(Callee);
+        It != Uploads.end() && !Uploads.count(Function) &&
+        It->second.Parameter < Call->getNumArgs())
+      if (std::optional<unsigned> Index = parameterIndex(
+              Function, copiedVariable(Call->getArg(It->second.Parameter)))) {
+        HazardPath Path{It->second.Path.Operation, {Call}};
+        Path.Steps.append(It->second.Path.Steps.begin(),
+                          It->second.Path.Steps.end());
+        Uploads[Function] = ParameterUpload{*Index, std::move(Path)};
       }
   }
   InProgress.erase(Function);

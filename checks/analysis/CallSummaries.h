@@ -48,6 +48,15 @@ public:
   /// call of \p Function performs, if any.
   const HazardPath *find(const FunctionDecl *Function, HazardKind Kind);
 
+  /// A host-to-device copy whose source is one of \p Function's parameters
+  /// (`upload(dst, src, n)` wrapping cudaMemcpy): a cost of the call when a
+  /// loop passes the same data each time.
+  struct ParameterUpload {
+    unsigned Parameter;
+    HazardPath Path;
+  };
+  const ParameterUpload *findParameterUpload(const FunctionDecl *Function);
+
 private:
   using Summary = std::array<std::optional<HazardPath>, 2>;
   static unsigned slot(HazardKind Kind) {
@@ -58,6 +67,7 @@ private:
   DeviceInference &Devices;
   const bool ReportUnknownPlacement;
   llvm::DenseMap<const FunctionDecl *, Summary> Summaries;
+  llvm::DenseMap<const FunctionDecl *, ParameterUpload> Uploads;
   llvm::DenseSet<const FunctionDecl *> InProgress;
 };
 

@@ -255,4 +255,15 @@ bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices) {
   return H && H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject;
 }
 
+const VarDecl *copiedVariable(const Expr *Subject) {
+  if (!Subject)
+    return nullptr;
+  Subject = Subject->IgnoreParenCasts();
+  if (const auto *AddressOf = dyn_cast<UnaryOperator>(Subject);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    Subject = AddressOf->getSubExpr()->IgnoreParenCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Subject);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
 } // namespace clang::tidy::xfer

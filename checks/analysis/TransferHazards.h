@@ -61,6 +61,10 @@ bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices);
 /// checked solver (linalg::inv), which queues its own kernels first.
 bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices);
 
+/// The host variable a copy reads: `Buffer`, or `&Value` for a scalar
+/// (through casts).
+const VarDecl *copiedVariable(const Expr *Subject);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H
