@@ -121,8 +121,11 @@ const FieldDecl *allocatedField(const Expr *Arg) {
 /// True for the CUDA allocators that return the pointer through their first
 /// argument.
 bool allocatesThroughFirstArgument(CudaApi Api) {
+  // cudaGetSymbolAddress(&p, symbol) allocates nothing, but stores a device
+  // address through its first argument the same way.
   return Api == CudaApi::Malloc || Api == CudaApi::MallocManaged ||
-         Api == CudaApi::MallocHost || Api == CudaApi::HostAlloc;
+         Api == CudaApi::MallocHost || Api == CudaApi::HostAlloc ||
+         Api == CudaApi::GetSymbolAddress;
 }
 
 const VarDecl *assignedVariable(const Expr *LHS) {
@@ -983,6 +986,10 @@ DeviceInference::evaluatePointer(const Expr *Original) {
       switch (*Api) {
       case CudaApi::Malloc:
         return fact(Placement::Cuda, Call, "allocated by cudaMalloc");
+      case CudaApi::GetSymbolAddress:
+        return fact(Placement::Cuda, Call,
+                    "the address of a __device__ variable, from "
+                    "cudaGetSymbolAddress");
       case CudaApi::MallocManaged:
         return fact(Placement::Managed, Call,
                     "allocated by cudaMallocManaged");

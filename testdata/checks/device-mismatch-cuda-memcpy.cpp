@@ -76,3 +76,14 @@ void hostAccess(size_t N, float *Unknown) {
   memcpy(Host, Managed, sizeof(Host));
   cudaMemset(Dev, 0, Bytes);
 }
+
+// cudaGetSymbolAddress stores a device address through its first argument,
+// whatever the pointer held before (here a host allocation it overwrites).
+extern float DeviceFitness;
+void symbolAddress(float *Best) {
+  float *Address = (float *)malloc(sizeof(float));
+  cudaGetSymbolAddress((void **)&Address, &DeviceFitness);
+  cudaMemcpy(Best, Address, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(Best, Address, sizeof(float), cudaMemcpyHostToDevice);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Address' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+}

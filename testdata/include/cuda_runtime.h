@@ -90,6 +90,7 @@ cudaError_t cudaMemcpyPeerAsync(void *Dst, int DstDevice, const void *Src,
                                 int SrcDevice, size_t Count,
                                 cudaStream_t Stream = 0);
 cudaError_t cudaHostUnregister(void *Ptr);
+cudaError_t cudaGetSymbolAddress(void **DevPtr, const void *Symbol);
 cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t Count,
                                  size_t Offset = 0,
                                  enum cudaMemcpyKind Kind =
