@@ -85,6 +85,24 @@ void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
   }
 }
 
+/// True for a tensor's storage: `t.data_ptr<float>()`, or a local pointer
+/// initialised with one.
+bool isTensorStorage(const Expr *Pointer, unsigned Depth = 0) {
+  Pointer = Pointer->IgnoreParenCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Pointer)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Depth < 2 && Var && Var->hasLocalStorage() && Var->getInit() &&
+           isTensorStorage(Var->getInit(), Depth + 1);
+  }
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(Pointer);
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  return Method && Method->getIdentifier() &&
+         (Method->getName() == "data_ptr" || Method->getName() == "data" ||
+          Method->getName() == "mutable_data_ptr" ||
+          Method->getName() == "const_data_ptr") &&
+         isTensorType(Call->getImplicitObjectArgument()->getType());
+}
+
 /// "on the cpu", "on cuda", ... for notes about tensors and modules.
 std::string tensorPlacementPhrase(Placement P) {
   switch (P) {
@@ -730,13 +748,18 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
   if (isInDeviceCode(Access, Ctx) || isUnevaluated(Access, Ctx))
     return;
   PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
-  if (Fact.Where != Placement::Cuda)
+  // On a device chosen at run time (`t.to(device).data_ptr()`) in a program
+  // that uses CUDA, a GPU run reads device memory: the run that matters.
+  const Stmt *ForcedAt = nullptr;
+  if (!isDeviceSide(Fact, Access, Ctx, ForcedAt))
     return;
   diag(Access->getExprLoc(),
-       "device memory '%0' is %1 in host code, which cannot access it (a "
-       "crash or garbage at run time): copy it with cudaMemcpy, or use "
-       "managed memory")
-      << operandName(Pointer, Ctx) << What;
+       "%select{device memory|memory that is on the GPU when the program "
+       "runs on one,}2 '%0'%select{|,}2 is %1 in host code, which cannot "
+       "access it (a crash or garbage at run time): copy it %select{with "
+       "cudaMemcpy, or use managed memory|to the host first (cpu())}3")
+      << operandName(Pointer, Ctx) << What
+      << (Fact.Where == Placement::MaybeCuda) << isTensorStorage(Pointer);
   noteOrigin(Pointer, Fact, Ctx);
 }
 

@@ -13,3 +13,9 @@ void agnosticWithParameter(torch::Device Device) {
   Layer->to(Device);
   (void)Layer(B);
 }
+
+// The storage of a tensor on the run-time device, read on the host: this
+// program never uses CUDA, so the device is the CPU.
+float storageRead(const torch::Tensor &Out, torch::Device Dev) {
+  return *Out.to(Dev).data_ptr<float>();
+}

@@ -35,3 +35,19 @@ void onceForTheSameBug() {
   (void)Again;
   (void)AndAgain;
 }
+
+// A tensor's storage read on the host: on the GPU, or on a device chosen at
+// run time (a GPU run crashes); a host tensor's is fine.
+float storageOnTheHost(const torch::Tensor &Out, torch::Device Dev) {
+  auto Probabilities = Out.to(Dev);
+  float Confidence = *Probabilities.data_ptr<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: memory that is on the GPU when the program runs on one, 'Probabilities.data_ptr<float>()', is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-3]]:24: note: 'Probabilities.data_ptr<float>()' is host or device memory: moved by to() to a maybe-cuda device
+  auto Gpu = Out.to(torch::kCUDA);
+  float *Scores = Gpu.data_ptr<float>();
+  float First = Scores[0];
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: device memory 'Scores' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
+  // CHECK-NOTES: :[[@LINE-4]]:14: note: 'Scores' is device memory: moved by to() to a cuda device
+  float Host = *Out.cpu().data_ptr<float>(); // on the host
+  return Confidence + First + Host;
+}
