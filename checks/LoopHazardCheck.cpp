@@ -240,11 +240,18 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   // rounds, one pass per device) is a one-time cost, however the loop looks.
   if (!ReportSetupAndTimingLoops && runsAHandfulOfTimesOnce(S, Frequency, Ctx))
     return false;
-  // Evaluation once per epoch is periodic work the user wants.
-  return ReportEvaluationLoops ||
-         llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-           return Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation;
-         });
+  // Evaluation once per epoch is periodic work the user wants; so is a pass
+  // that runs only every N iterations of the loop around it (a validation
+  // loop under `if (step % eval_every == 0)`) or once (`if (last_step)`).
+  if (ReportEvaluationLoops)
+    return true;
+  return llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+    if (Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation)
+      return true;
+    ExecutionFrequency Around = analyzeFrequency(Loop.Loop, Ctx);
+    return Around.inLoop() && Around.Guard != GuardKind::None &&
+           Around.relativeFrequency() * 100.0 < MinFrequencyPercent;
+  });
 }
 
 bool LoopHazardCheck::runsAHandfulOfTimesOnce(

@@ -110,6 +110,23 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
   if (Bin->getOpcode() == BO_LOr && !WhenTrue)
     return rarer(analyzeCondition(Bin->getLHS(), false, Ctx),
                  analyzeCondition(Bin->getRHS(), false, Ctx));
+  // `step % eval_every == 0 || last_step`: as often as the more frequent
+  // side; a bare flag beside a period marks a boundary (the last step).
+  if (Bin->getOpcode() == BO_LOr && WhenTrue) {
+    auto SideGuard = [&](const Expr *Side) {
+      const auto *Flag = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+      if (Flag && Flag->getType()->isBooleanType())
+        return Guard{GuardKind::Once, std::nullopt, ""};
+      return analyzeCondition(Side, true, Ctx);
+    };
+    Guard Left = SideGuard(Bin->getLHS()), Right = SideGuard(Bin->getRHS());
+    if (Left.Kind == GuardKind::None || Right.Kind == GuardKind::None)
+      return {};
+    Guard Rarer = rarer(Left, Right);
+    bool LeftIsRarer = Rarer.Kind == Left.Kind && Rarer.Period == Left.Period &&
+                       Rarer.PeriodSpelling == Left.PeriodSpelling;
+    return LeftIsRarer ? Right : Left;
+  }
   bool IsEquality = Bin->getOpcode() == BO_EQ;
   bool IsInequality = Bin->getOpcode() == BO_NE;
   if ((IsEquality && WhenTrue) || (IsInequality && !WhenTrue)) {

@@ -83,3 +83,25 @@ double timedWithTicks(float *Data, int Reps) {
   }
   return (cv::getTickCount() - Start) / cv::getTickFrequency();
 }
+
+// A validation pass that runs every N steps (or only at the last step):
+// its per-batch read-backs are periodic evaluation, not per-step costs. A
+// pass that runs on every step is a step loop.
+void periodicValidation(float *Device, float *Host, int Steps, int Batches,
+                        int EvalEvery) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    step(Device, 256);
+    if (Step % EvalEvery == 0 || Step == Steps - 1) {
+      for (int B = 0; B < Batches; ++B) {
+        step(Device, 256);
+        cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+      }
+    }
+    for (int B = 0; B < 2; ++B) {
+      step(Device, 256);
+      cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on each of 2 iterations of the loop at line 100: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
+    }
+  }
+}
