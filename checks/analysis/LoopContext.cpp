@@ -49,6 +49,23 @@ bool refersToVariable(const Expr *E) {
   return false;
 }
 
+/// `do { ... } while (0)`: the wrapper of a statement-like macro
+/// (`CHECK(cudaMemcpy(...))`), one statement of the user's block.
+bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
+  const auto *Do = dyn_cast_or_null<DoStmt>(S);
+  bool Value = true;
+  return Do && !Do->getCond()->isValueDependent() &&
+         Do->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value;
+}
+
+/// True if \p S sits in the body of such a wrapper (an `if (err)` of the
+/// macro's error check).
+bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
+  const Stmt *Block = parentStmt(S, Ctx);
+  return isa_and_nonnull<CompoundStmt>(Block) &&
+         isMacroStatementWrapper(parentStmt(Block, Ctx), Ctx);
+}
+
 /// `X % N` with X a counter: the period N.
 std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
   const auto *Rem = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
@@ -778,7 +795,10 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
 bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
   const Stmt *Child = S;
   const Stmt *Parent = parentStmt(S, Ctx);
-  while (Parent && !isa<CompoundStmt>(Parent)) {
+  // Up to the statement in a block, through `do { ... } while (0)` macro
+  // wrappers (`CHECK(cudaEventSynchronize(stop))`).
+  while (Parent && (!isa<CompoundStmt>(Parent) ||
+                    isMacroStatementWrapper(parentStmt(Parent, Ctx), Ctx))) {
     Child = Parent;
     Parent = parentStmt(Parent, Ctx);
   }
@@ -1281,6 +1301,13 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
   const Stmt *Statement = Call;
   for (const Stmt *P = parentStmt(Call, Ctx); P;
        Statement = P, P = parentStmt(P, Ctx)) {
+    // Inside `CHECK(call)` expanding to `do { ... } while (0)`: the macro's
+    // statement is the one in the user's block.
+    if (isa<CompoundStmt>(P) &&
+        isMacroStatementWrapper(parentStmt(P, Ctx), Ctx)) {
+      Statement = P = parentStmt(P, Ctx);
+      continue;
+    }
     if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
       llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
       auto At = llvm::find(Body, Statement);
@@ -1288,7 +1315,8 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
         return std::nullopt;
       return PlaceInBlock{Body, At};
     }
-    if (!isa<Expr>(P) && !isa<DeclStmt>(P))
+    if (!isa<Expr>(P) && !isa<DeclStmt>(P) &&
+        !(isa<IfStmt>(P) && isInsideMacroStatementWrapper(P, Ctx)))
       return std::nullopt;
   }
   return std::nullopt;
@@ -1296,7 +1324,9 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
 
 /// True for a statement that runs whole when it runs: an expression or a
 /// declaration, not a branch or a loop.
-bool isStraightLine(const Stmt *S) { return isa<Expr, DeclStmt>(S); }
+bool isStraightLine(const Stmt *S, ASTContext &Ctx) {
+  return isa<Expr, DeclStmt>(S) || isMacroStatementWrapper(S, Ctx);
+}
 
 /// The calls \p IsBlockingReadBack accepts in \p Statement, in source
 /// order.
@@ -1359,7 +1389,7 @@ readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
   // stops there too).
   for (auto It = std::next(Where->At); It != Where->Body.end(); ++It) {
     // A statement that queues work (`forward(x).item()`) starts a new wait.
-    if (!isStraightLine(*It) ||
+    if (!isStraightLine(*It, Ctx) ||
         queuesWorkBesideReadBacks(*It, Ctx, IsBlockingReadBack))
       break;
     llvm::append_range(After, readBacksIn(*It, Ctx, IsBlockingReadBack));
@@ -1384,7 +1414,7 @@ bool followsReadBack(
     return false;
   for (auto It = std::make_reverse_iterator(Where->At);
        It != Where->Body.rend(); ++It) {
-    if (!isStraightLine(*It))
+    if (!isStraightLine(*It, Ctx))
       return false;
     if (containsMatch<CallExpr>(*It, [&](const CallExpr &Call) {
           return IsBlockingReadBack(&Call);
