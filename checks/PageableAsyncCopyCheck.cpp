@@ -159,13 +159,25 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
                                            ASTContext &Ctx) {
   std::optional<CudaApi> Api = identifyCudaCall(Call);
   // A peer copy (cudaMemcpyPeerAsync) has no host side.
-  if (!Api || (*Api != CudaApi::MemcpyAsync && *Api != CudaApi::Memcpy2DAsync &&
-               *Api != CudaApi::Memcpy3DAsync))
+  if (!Api ||
+      (*Api != CudaApi::MemcpyAsync && *Api != CudaApi::Memcpy2DAsync &&
+       *Api != CudaApi::Memcpy3DAsync && *Api != CudaApi::MemcpyToSymbolAsync &&
+       *Api != CudaApi::MemcpyFromSymbolAsync))
     return;
 
   CudaCopyOperands Operands;
   if (*Api == CudaApi::Memcpy3DAsync) {
     Operands = operandsOf3DCopy(Call, Ctx);
+  } else if (*Api == CudaApi::MemcpyToSymbolAsync ||
+             *Api == CudaApi::MemcpyFromSymbolAsync) {
+    // (symbol, src, count, offset, kind, stream) and (dst, symbol, ...):
+    // the symbol is device memory, the pointer the host side.
+    if (Call->getNumArgs() <= 4)
+      return;
+    const bool ToSymbol = *Api == CudaApi::MemcpyToSymbolAsync;
+    (ToSymbol ? Operands.Source : Operands.Destination) =
+        Call->getArg(ToSymbol ? 1 : 0);
+    Operands.Kind = Call->getArg(4);
   } else {
     unsigned KindIndex = *memcpyKindArgIndex(*Api);
     if (Call->getNumArgs() <= KindIndex)
@@ -217,8 +229,9 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
 
   std::optional<uint64_t> Bytes;
   Expr::EvalResult Count;
-  if (*Api == CudaApi::MemcpyAsync && Call->getNumArgs() > 2 &&
-      !Call->getArg(2)->isValueDependent() &&
+  if ((*Api == CudaApi::MemcpyAsync || *Api == CudaApi::MemcpyToSymbolAsync ||
+       *Api == CudaApi::MemcpyFromSymbolAsync) &&
+      Call->getNumArgs() > 2 && !Call->getArg(2)->isValueDependent() &&
       Call->getArg(2)->EvaluateAsInt(Count, Ctx) &&
       !Count.Val.getInt().isNegative())
     Bytes = Count.Val.getInt().getZExtValue();

@@ -441,6 +441,8 @@ std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
     return 6;
   case CudaApi::MemcpyFromSymbol:
   case CudaApi::MemcpyToSymbol:
+  case CudaApi::MemcpyFromSymbolAsync:
+  case CudaApi::MemcpyToSymbolAsync:
     return 4;
   default:
     return std::nullopt;
@@ -449,7 +451,9 @@ std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
 
 bool isAsyncCopy(CudaApi Api) {
   return Api == CudaApi::MemcpyAsync || Api == CudaApi::Memcpy2DAsync ||
-         Api == CudaApi::Memcpy3DAsync || Api == CudaApi::MemcpyPeerAsync;
+         Api == CudaApi::Memcpy3DAsync || Api == CudaApi::MemcpyPeerAsync ||
+         Api == CudaApi::MemcpyToSymbolAsync ||
+         Api == CudaApi::MemcpyFromSymbolAsync;
 }
 
 std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,

@@ -123,3 +123,23 @@ void notReported(float *Dev, float *Unknown, size_t N, cudaStream_t S) {
   cudaMemcpyAsync(Dev, Dev + 1, N, cudaMemcpyDeviceToDevice, S);
   cudaMemcpyPeerAsync(Dev, 1, Dev + 1, 0, N, S);
 }
+
+// Constant-memory uploads and reads of __device__ variables are staged the
+// same way; a pinned buffer is fine.
+extern float LaplaceKernel[128];
+extern int PointCount;
+void symbolCopies(cudaStream_t S) {
+  float Kernel[128];
+  cudaMemcpyToSymbolAsync(LaplaceKernel, Kernel, sizeof(Kernel));
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbolAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-3]]:9: note: pageable host memory: the array 'Kernel'
+  int Count = 0;
+  cudaMemcpyFromSymbolAsync(&Count, &PointCount, sizeof(int), 0,
+                            cudaMemcpyDeviceToHost, S);
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'cudaMemcpyFromSymbolAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // CHECK-NOTES: :[[@LINE-3]]:29: note: pageable host memory: the address of the local 'Count'
+  float *Pinned = nullptr;
+  cudaMallocHost((void **)&Pinned, sizeof(Kernel));
+  cudaMemcpyToSymbolAsync(LaplaceKernel, Pinned, sizeof(Kernel), 0,
+                          cudaMemcpyHostToDevice, S); // pinned: overlaps
+}

@@ -100,6 +100,16 @@ cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src,
                                size_t Count, size_t Offset = 0,
                                enum cudaMemcpyKind Kind =
                                    cudaMemcpyHostToDevice);
+cudaError_t cudaMemcpyToSymbolAsync(const void *Symbol, const void *Src,
+                                    size_t Count, size_t Offset = 0,
+                                    enum cudaMemcpyKind Kind =
+                                        cudaMemcpyHostToDevice,
+                                    cudaStream_t Stream = 0);
+cudaError_t cudaMemcpyFromSymbolAsync(void *Dst, const void *Symbol,
+                                      size_t Count, size_t Offset = 0,
+                                      enum cudaMemcpyKind Kind =
+                                          cudaMemcpyDeviceToHost,
+                                      cudaStream_t Stream = 0);
 cudaError_t cudaMemset(void *DevPtr, int Value, size_t Count);
 cudaError_t cudaMemsetAsync(void *DevPtr, int Value, size_t Count,
                             cudaStream_t Stream = 0);
