@@ -276,21 +276,18 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // visible here: forward(), or a helper a loop in another file calls.
   // Uploads are judged against a loop (is the source invariant?), so only
   // read-backs are reported here.
-  if (Frequency.Guard != GuardKind::None ||
-      (H.Kind != HazardKind::HostSync &&
+  if ((H.Kind != HazardKind::HostSync &&
        H.Kind != HazardKind::DeviceToHostCopy) ||
-      (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)))
+      (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)) ||
+      isTimingStatement(Call, Ctx))
     return;
-  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
-  if (!Function || isTimingStatement(Call, Ctx))
-    return;
-  std::optional<std::string> Phrase = stepPhrase(Function, Facts.get());
-  // A loop here that calls the function reports at that call instead.
-  if (!Phrase || isCalledInLoopHere(Function, Analyses->devices(), Ctx))
+  std::optional<std::string> Phrase = hotPhrase(Call, Frequency, Ctx);
+  if (!Phrase)
     return;
   // A read-back whose value decides whether the driving loop goes on is
   // necessary work; a wait next to a blocking read-back costs nothing more.
-  if (!ReportTerminationReadBacks && decidesStepExit(Call, Function, Ctx))
+  if (!ReportTerminationReadBacks &&
+      decidesStepExit(Call, enclosingFunction(Call, Ctx), Ctx))
     return;
   if (waitsBesideBlockingReadBack(Call, Ctx) ||
       followsBlockingReadBack(Call, Ctx))
@@ -361,6 +358,10 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
   const SourceManager &SM = Ctx.getSourceManager();
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false, "", "", nullptr, {},
            std::nullopt};
+  // Only synchronizations come from constructors and destructors: a check
+  // that does not report them need not summarise every local's class.
+  if (!handles(H))
+    return;
   const HazardPath *Allocation = nullptr, *Release = nullptr;
   bool Allocates = false, Frees = false;
   if (isThrustDeviceVector(Class)) {
@@ -385,7 +386,7 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
     if (First)
       H = First->Operation;
   }
-  if (!(Allocates || Frees) || !handles(H) || lacksCudaEvidence(H))
+  if (!(Allocates || Frees) || lacksCudaEvidence(H))
     return;
   ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
   std::optional<std::string> Phrase = hotPhrase(Declaration, Frequency, Ctx);
@@ -403,12 +404,8 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
           : Allocates        ? 1
                              : 2)
       << *Phrase;
-  noteLoop(Frequency);
-  if (Allocation)
-    noteCallChain(*Allocation);
-  if (Release && Release != Allocation)
-    noteCallChain(*Release);
-  citeCost(Var->getLocation(), H, Frequency, Ctx);
+  noteObjectFinding(Var->getLocation(), H, Frequency, {Allocation, Release},
+                    Ctx);
 }
 
 void LoopHazardCheck::checkHeapDeviceBuffer(const Expr *NewOrDelete,
@@ -443,9 +440,18 @@ void LoopHazardCheck::checkHeapDeviceBuffer(const Expr *NewOrDelete,
        "%select{destructor|constructor}0 waits for all queued device work; "
        "keep one object and reuse it")
       << (New != nullptr) << Class->getName() << *Phrase;
+  noteObjectFinding(NewOrDelete->getBeginLoc(), Path->Operation, Frequency,
+                    {Path}, Ctx);
+}
+
+void LoopHazardCheck::noteObjectFinding(
+    SourceLocation Where, const Hazard &H, const ExecutionFrequency &Frequency,
+    std::initializer_list<const HazardPath *> Paths, ASTContext &Ctx) {
   noteLoop(Frequency);
-  noteCallChain(*Path);
-  citeCost(NewOrDelete->getBeginLoc(), Path->Operation, Frequency, Ctx);
+  for (const HazardPath *Path : Paths)
+    if (Path)
+      noteCallChain(*Path);
+  citeCost(Where, H, Frequency, Ctx);
 }
 
 void LoopHazardCheck::noteCallChain(const HazardPath &Path) {

@@ -84,6 +84,12 @@ private:
                                        ASTContext &Ctx);
   /// "loop starts here", when \p Frequency has a loop.
   void noteLoop(const ExecutionFrequency &Frequency);
+  /// The notes of a finding at an object's declaration, `new` or `delete`:
+  /// the loop, the chains down to the allocation or free, the cost.
+  void noteObjectFinding(SourceLocation Where, const Hazard &H,
+                         const ExecutionFrequency &Frequency,
+                         std::initializer_list<const HazardPath *> Paths,
+                         ASTContext &Ctx);
   /// A local object declared in a loop whose class allocates device memory
   /// when constructed or frees it when destroyed (thrust::device_vector, a
   /// buffer class of the program's own): the host waits for the device on

@@ -199,18 +199,13 @@ def main():
     parser.add_argument("--plugin", action="store_true",
                         help="only the plugin's overhead over clang-tidy-19")
     args = parser.parse_args()
-    if args.parallel:
-        parallel(args.runs)
-        return
-    if args.plugin:
-        plugin_overhead(args.runs)
-        return
-    if args.second_run:
-        second_run(args.runs)
-        return
-    if args.against_parse:
-        against_parse(args.runs)
-        return
+    for only, measurement in ((args.parallel, parallel),
+                              (args.plugin, plugin_overhead),
+                              (args.second_run, second_run),
+                              (args.against_parse, against_parse)):
+        if only:
+            measurement(args.runs)
+            return
     checks = sorted(os.path.join(ROOT, "testdata/checks", f)
                     for f in os.listdir(os.path.join(ROOT, "testdata/checks"))
                     if f.endswith(".cpp") and "kernels" not in f)

@@ -1346,6 +1346,22 @@ readBacksIn(const Stmt *Statement, ASTContext &Ctx,
   return Found;
 }
 
+/// The read-backs of \p Statement (the one holding \p ReadBack) that run
+/// after it (\p Later) or before it, in source order.
+llvm::SmallVector<const CallExpr *, 4> readBacksBesideInStatement(
+    const CallExpr *ReadBack, const Stmt *Statement, bool Later,
+    ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<const CallExpr *, 4> Beside;
+  for (const CallExpr *Other : readBacksIn(Statement, Ctx, IsBlockingReadBack))
+    if (Other != ReadBack &&
+        SM.isBeforeInTranslationUnit(ReadBack->getExprLoc(),
+                                     Other->getExprLoc()) == Later)
+      Beside.push_back(Other);
+  return Beside;
+}
+
 } // namespace
 
 bool waitsBesideReadBack(
@@ -1379,11 +1395,8 @@ readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
   if (!Where)
     return After;
   // Later in its own statement: `print(a.item(), b.item())`.
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const CallExpr *Other : readBacksIn(*Where->At, Ctx, IsBlockingReadBack))
-    if (SM.isBeforeInTranslationUnit(ReadBack->getExprLoc(),
-                                     Other->getExprLoc()))
-      After.push_back(Other);
+  After = readBacksBesideInStatement(ReadBack, *Where->At, /*Later=*/true, Ctx,
+                                     IsBlockingReadBack);
   // Then the statements after it, up to the first that queues device work
   // or branches (a read inside an `if` may not happen; followsReadBack()
   // stops there too).
@@ -1405,11 +1418,10 @@ bool followsReadBack(
   std::optional<PlaceInBlock> Where = placeInBlock(ReadBack, Ctx);
   if (!Where)
     return false;
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const CallExpr *Other : readBacksIn(*Where->At, Ctx, IsBlockingReadBack))
-    if (SM.isBeforeInTranslationUnit(Other->getExprLoc(),
-                                     ReadBack->getExprLoc()))
-      return true;
+  if (!readBacksBesideInStatement(ReadBack, *Where->At, /*Later=*/false, Ctx,
+                                  IsBlockingReadBack)
+           .empty())
+    return true;
   if (queuesWorkBesideReadBacks(*Where->At, Ctx, IsBlockingReadBack))
     return false;
   for (auto It = std::make_reverse_iterator(Where->At);
