@@ -120,6 +120,10 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
   // Moving each new batch to the device is necessary: only a source that
   // is the same on every iteration can be copied once instead.
   const VarDecl *Source = copiedVariable(H.Subject);
+  // A slice of an unchanging host tensor (`ids.index({Slice(), Slice(i,
+  // i + n)}).to(device)`): upload the whole once and slice on the device.
+  if (!Source)
+    Source = slicedVariable(H.Subject);
   if (!Source ||
       (!Source->hasLocalStorage() &&
        !(Source->getType().isConstQualified() && Source->isLocalVarDecl())))
@@ -144,6 +148,13 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "for all queued device work and crosses the host link each "
                 "time")
            << H.Operation << FrequencyPhrase;
+  if (const VarDecl *Whole =
+          copiedVariable(H.Subject) ? nullptr : slicedVariable(H.Subject))
+    return diag(Call->getExprLoc(),
+                "'%0' copies part of '%1' to the GPU %2, but '%1' does not "
+                "change inside the loop: copy it to the GPU once before the "
+                "loop and take the part there")
+           << H.Operation << Whole->getName() << FrequencyPhrase;
   const VarDecl *Source = copiedVariable(H.Subject);
   // A flag or counter uploaded on every iteration usually resets what a
   // kernel changed: the device can do that without the host.

@@ -1,6 +1,7 @@
 //===--- CallSummaries.cpp - functions that synchronize or copy inside ----===//
 
 #include "analysis/CallSummaries.h"
+#include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "analysis/LoopContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -70,6 +71,11 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       if (Init->isWritten())
         llvm::append_range(Calls, callsOutsideLambdas(Init->getInit()));
   llvm::append_range(Calls, callsOutsideLambdas(Function->getBody()));
+  // A function that runs a step loop of its own (an epoch's batch loop, a
+  // solver's iterations) does the rest of its work once per run of that
+  // loop: for a loop that calls it, that is epoch-level work. What the step
+  // loop does is reported at that loop, not again at each call.
+  const Stmt *StepLoop = findStepLoopInside(Function, Ctx);
   for (const CallExpr *Call : Calls) {
     if (Result[0] && Result[1])
       break;
@@ -77,6 +83,9 @@ CallSummaries::summarize(const FunctionDecl *Function) {
     // happen on every call.
     ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
     if (Frequency.Guard != GuardKind::None)
+      continue;
+    if (Frequency.isEpochLevel() ||
+        (StepLoop && (!Frequency.inLoop() || isWithin(Call, StepLoop, Ctx))))
       continue;
     // A read-back that decides when its loop in this function ends is the
     // necessary work of that loop (a convergence test), not a cost of

@@ -882,6 +882,15 @@ DeviceInference::evaluateDeviceExpr(const Expr *Original) {
       std::optional<PlacementFact> Tensor = evaluateTensor(Object);
       return Tensor ? Tensor : PlacementFact{};
     }
+    // A helper of the program that returns options or a device (a getter
+    // of a static member set at initialisation): what it returns.
+    if (!isInTorchNamespace(Callee) &&
+        !Ctx.getSourceManager().isInSystemHeader(
+            Ctx.getSourceManager().getExpansionLoc(Callee->getLocation())))
+      if (std::optional<PlacementFact> Returned =
+              evaluateUserCall(Call, ValueKind::Device);
+          Returned && Returned->Where != Placement::Unknown)
+        return Returned;
     // Other TensorOptions builders keep the object's device, or name none.
     const CXXRecordDecl *Result = Call->getType()->getAsCXXRecordDecl();
     if (Result && isNamed(Result, "TensorOptions")) {
@@ -1328,10 +1337,24 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       return PlacementFact{};
     if (Var->getType().isConstQualified() || Var->isConstexpr())
       return evaluate(Init, Kind);
-    if (!Ctx.getSourceManager().isInSystemHeader(Var->getLocation()) &&
-        !userCode().AssignedGlobals.contains(Var->getCanonicalDecl()))
+    if (Ctx.getSourceManager().isInSystemHeader(Var->getLocation()))
+      return PlacementFact{};
+    const VarDecl *Canonical = Var->getCanonicalDecl();
+    if (!userCode().AssignedGlobals.contains(Canonical))
       return evaluate(Init, Kind);
-    return PlacementFact{};
+    // Tensor options or a device kept in a global or a static member and
+    // set by an initialisation function (`options = options.device(kCUDA)`):
+    // the join of what is stored, and of the initializer unless it names
+    // no device. Tensors and modules also move in place: not followed.
+    auto Writes = userCode().GlobalWrites.find(Canonical);
+    if (Kind != ValueKind::Device || Writes == userCode().GlobalWrites.end())
+      return PlacementFact{};
+    llvm::SmallVector<const Expr *, 4> Sources(Writes->second.begin(),
+                                               Writes->second.end());
+    const auto *Construct = dyn_cast<CXXConstructExpr>(ignoreTemporaries(Init));
+    if (!Construct || Construct->getNumArgs() != 0)
+      Sources.push_back(Init);
+    return joinKnown(Sources, Kind, "assigned on several paths");
   }
   const auto *Param = dyn_cast<ParmVarDecl>(Var);
   // A variable captured by a lambda is read where the lambda is written.
@@ -1516,6 +1539,9 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
             dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()))
       if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
         Out.FieldWrites[Field].push_back(Value);
+    if (const VarDecl *Var = assignedVariable(Target);
+        Var && !Var->isLocalVarDeclOrParm())
+      Out.GlobalWrites[Var->getCanonicalDecl()].push_back(Value);
   };
   auto OnCall = [&](const CallExpr *Call) {
     // `model(x)` is a call of the held module's forward().

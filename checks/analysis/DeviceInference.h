@@ -170,6 +170,9 @@ private:
     /// Globals that user code writes: their initializer is not their only
     /// value.
     llvm::DenseSet<const VarDecl *> AssignedGlobals;
+    /// Every value assigned to such a global (canonical declaration).
+    llvm::DenseMap<const VarDecl *, llvm::SmallVector<const Expr *, 2>>
+        GlobalWrites;
     /// Every value stored into a field: assignments, constructor
     /// initializers, default member initializers.
     llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>

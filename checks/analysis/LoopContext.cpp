@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
 #include <functional>
 
 namespace clang::tidy::xfer {
@@ -448,9 +449,13 @@ const Stmt *parentStmtOrLambda(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
-/// `do { ... } while (0)` as macros write it (AT_ASSERT, CUDA_CHECK): its
-/// body runs once, so it is no loop.
+/// `do { ... } while (0)` as macros write it (AT_ASSERT, CUDA_CHECK), and a
+/// counted loop of at most one trip (`for (int i = 0; i < 1; i++)`, a
+/// benchmark's repeat count set to one): its body runs once, so it is no
+/// loop.
 bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
+  if (std::optional<uint64_t> Trips = constantTripCount(S, Ctx))
+    return *Trips <= 1;
   const auto *Do = dyn_cast<DoStmt>(S);
   if (!Do || !Do->getCond() || Do->getCond()->isValueDependent())
     return false;
@@ -509,6 +514,13 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
     if (isa<CUDAKernelCallExpr>(Call) || !Callee)
       return true;
     if (isa<CXXConversionDecl>(Callee) || isTensorMetadataCall(Callee))
+      return false;
+    // Rows copied one by one into a batch tensor (`batch[b] = data[idx]`):
+    // views and assignments into them collate, they compute nothing.
+    if (isInTorchNamespace(Callee) &&
+        (Callee->getOverloadedOperator() == OO_Subscript ||
+         Callee->getOverloadedOperator() == OO_Equal ||
+         (Callee->getIdentifier() && launchesNoKernel(Callee->getName()))))
       return false;
     // User code: what its body does, where it is visible.
     if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
@@ -606,31 +618,164 @@ bool queuesWorkBesideReadBacks(
   });
 }
 
+/// True if \p Callee reads a clock by its name: std::chrono's now(),
+/// clock(), gettimeofday(), omp_get_wtime(), CUDA events, helpers named
+/// *Timer*, *Second(s) or *Sec, and methods of a class named *Timer*,
+/// *Clock*, *Stopwatch*, *TimeKeeper* or *TimeMeasurement*.
+bool readsClock(const FunctionDecl &Callee) {
+  if (!Callee.getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee.getName();
+  if (Name == "cudaEventRecord" || Name == "now" || Name == "clock" ||
+      Name == "gettimeofday" || Name == "clock_gettime" ||
+      Name == "omp_get_wtime" || Name == "MPI_Wtime" ||
+      Name == "QueryPerformanceCounter" ||
+      Name.contains_insensitive("tickcount") || // OpenCV
+      Name.contains_insensitive("timer") ||
+      Name.ends_with_insensitive("second") ||
+      Name.ends_with_insensitive("seconds") ||
+      Name.ends_with_insensitive("sec") || Name.ends_with_insensitive("wtime"))
+    return true;
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
+  if (!Method || !Method->getParent()->getIdentifier())
+    return false;
+  llvm::StringRef Class = Method->getParent()->getName();
+  return Class.contains_insensitive("timer") ||
+         Class.contains_insensitive("clock") ||
+         Class.contains_insensitive("stopwatch") ||
+         Class.contains_insensitive("timekeep") ||
+         Class.contains_insensitive("timemeasur");
+}
+
+/// True if \p Body is a small straight-line helper: no loop and a handful
+/// of statements (an activity logger's `GPUOff()` that takes a lock, reads
+/// its timer and updates a counter).
+bool isSmallStraightLineHelper(const Stmt *Body) {
+  constexpr unsigned MaxStatements = 12;
+  unsigned Statements = 0;
+  bool HasLoop = false;
+  walkStmt(Body, [&](const Stmt &S) {
+    if (isLoopStmt(&S)) {
+      HasLoop = true;
+      return WalkStep::Stop;
+    }
+    if (isa<CompoundStmt>(S))
+      Statements += cast<CompoundStmt>(S).size();
+    return Statements > MaxStatements ? WalkStep::Stop : WalkStep::Continue;
+  });
+  return !HasLoop && Statements <= MaxStatements;
+}
+
 /// True if \p S reads a clock, also inside error-checking wrappers
-/// (`check(cudaEventRecord(start))`): std::chrono's now(), clock(),
-/// gettimeofday(), omp_get_wtime(), CUDA events, helpers named *Timer* or
-/// *Second(s).
-bool callsTimer(const Stmt *S) {
-  return containsMatch<CallExpr>(S, [](const CallExpr &Call) {
+/// (`check(cudaEventRecord(start))`) and inside small helpers of the
+/// program that read one (`logger->GPUOff()` recording activity time), up
+/// to \p Depth calls down.
+bool callsTimer(const Stmt *S, unsigned Depth = 3) {
+  return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
     const FunctionDecl *Callee = Call.getDirectCallee();
-    if (!Callee || !Callee->getIdentifier())
+    if (!Callee)
       return false;
-    llvm::StringRef Name = Callee->getName();
-    return Name == "cudaEventRecord" || Name == "now" || Name == "clock" ||
-           Name == "gettimeofday" || Name == "clock_gettime" ||
-           Name == "omp_get_wtime" || Name == "MPI_Wtime" ||
-           Name == "QueryPerformanceCounter" ||
-           Name.contains_insensitive("tickcount") || // OpenCV
-           Name.contains_insensitive("timer") ||
-           Name.ends_with_insensitive("second") ||
-           Name.ends_with_insensitive("seconds") ||
-           Name.ends_with_insensitive("wtime");
+    if (readsClock(*Callee))
+      return true;
+    const FunctionDecl *Definition = nullptr;
+    if (Depth == 0 || !Callee->hasBody(Definition) || !Definition)
+      return false;
+    const SourceManager &SM = Definition->getASTContext().getSourceManager();
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+      return false;
+    const Stmt *Body = Definition->getBody();
+    return isSmallStraightLineHelper(Body) && callsTimer(Body, Depth - 1);
   });
 }
 
+/// True if \p Call makes the host wait for the device by what it is: a
+/// device-wide, stream or event wait, a blocking device-to-host copy, or a
+/// LibTorch read-back (`item()`, `cpu()`, printing a tensor).
+bool waitsForDevice(const CallExpr &Call, const ASTContext &Ctx) {
+  if (std::optional<CudaApi> Api = identifyCudaCall(&Call)) {
+    switch (*Api) {
+    case CudaApi::DeviceSynchronize:
+    case CudaApi::ThreadSynchronize:
+    case CudaApi::StreamSynchronize:
+    case CudaApi::EventSynchronize:
+    case CudaApi::MemcpyFromSymbol:
+      return true;
+    case CudaApi::Memcpy:
+    case CudaApi::Memcpy2D:
+      if (std::optional<unsigned> Kind = memcpyKindArgIndex(*Api);
+          Kind && *Kind < Call.getNumArgs())
+        return evaluateMemcpyKind(Call.getArg(*Kind), Ctx) ==
+               MemcpyDirection::DeviceToHost;
+      return false;
+    default:
+      return false;
+    }
+  }
+  std::optional<TorchCall> Torch = identifyTorchCall(&Call);
+  return Torch &&
+         (Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
+          Torch->Op == TorchOp::Print || Torch->Op == TorchOp::CudaSynchronize);
+}
+
+/// True if running \p S waits for the device on its way (see
+/// waitsForDevice), directly or through functions of the program, up to
+/// \p Depth calls down.
+bool waitsForDeviceWithin(const Stmt *S, const ASTContext &Ctx,
+                          unsigned Depth = 2) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+    if (waitsForDevice(Call, Ctx))
+      return true;
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    const FunctionDecl *Definition = nullptr;
+    if (Depth == 0 || !Callee || !Callee->hasBody(Definition) || !Definition ||
+        SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+      return false;
+    return waitsForDeviceWithin(Definition->getBody(), Ctx, Depth - 1);
+  });
+}
+
+} // namespace
+
+bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
+                       llvm::DenseSet<const FunctionDecl *> &Visited,
+                       unsigned Depth);
+
+const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
+  const FunctionDecl *Definition = nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Function || !Function->hasBody(Definition) || !Definition ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+    return nullptr;
+  constexpr uint64_t Handful = 10;
+  const Stmt *Found = nullptr;
+  walkStmt(Definition->getBody(), [&](const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (!isLoopStmt(&S) || isNeverRepeated(&S, Ctx))
+      return WalkStep::Continue;
+    std::optional<uint64_t> Trips = constantTripCount(&S, Ctx);
+    if (Trips && *Trips <= Handful)
+      return WalkStep::Continue;
+    llvm::DenseSet<const FunctionDecl *> Visited;
+    if (takesTrainingStep(&S, SM, Visited, 0) ||
+        waitsForDeviceWithin(&S, Ctx)) {
+      Found = &S;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return Found;
+}
+
+namespace {
+
 /// The first loop inside \p Body that does not hold \p S and runs the
 /// device work of each iteration: not one under a branch (validation every
-/// N steps), a host-only loop, or a macro's do-while(0).
+/// N steps), a host-only loop, or a macro's do-while(0). A call beside
+/// \p S into a function that runs a step loop of its own (a solver's
+/// iterations inside a sweep over parameters) is such a loop too: the one
+/// inside the function is returned.
 const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
                             ASTContext &Ctx) {
   const Stmt *Found = nullptr;
@@ -643,6 +788,13 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
       Found = &S;
       return WalkStep::Stop;
     }
+    if (const auto *Call = dyn_cast<CallExpr>(&S);
+        Call && !isWithin(Target, Call, Ctx) && !isWithin(Call, Target, Ctx))
+      if (const Stmt *Inside =
+              findStepLoopInside(Call->getDirectCallee(), Ctx)) {
+        Found = Inside;
+        return WalkStep::Stop;
+      }
     return WalkStep::Continue;
   });
   return Found;
@@ -787,6 +939,7 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     if (const Stmt *Sibling = findSiblingLoop(Innermost, S, Ctx)) {
       Result.InnerSiblingLoop = Sibling;
       Result.InnerSiblingTripCount = constantTripCount(Sibling, Ctx);
+      Result.InnerSiblingThroughCall = !isWithin(Sibling, Innermost, Ctx);
     }
   }
   return Result;
@@ -1499,6 +1652,14 @@ std::string describeFrequency(const ExecutionFrequency &F,
     return "once";
   const EnclosingLoop &Inner = F.Loops.front();
   std::string Where = loopPhrase(Inner, SM);
+  if (F.InnerSiblingLoop && F.InnerSiblingThroughCall)
+    return "once per iteration of " + Where +
+           ", beside a call that runs "
+           "the loop at " +
+           llvm::sys::path::filename(SM.getFilename(SM.getExpansionLoc(
+                                         F.InnerSiblingLoop->getBeginLoc())))
+               .str() +
+           ":" + std::to_string(lineOf(F.InnerSiblingLoop, SM));
   if (F.InnerSiblingLoop)
     return "once per iteration of " + Where + ", outside its inner loop at "
            "line " + std::to_string(lineOf(F.InnerSiblingLoop, SM));

@@ -55,6 +55,9 @@ struct ExecutionFrequency {
   /// its innermost loop: an epoch-level statement around a batch loop.
   const Stmt *InnerSiblingLoop = nullptr;
   std::optional<uint64_t> InnerSiblingTripCount;
+  /// Set when InnerSiblingLoop is the step loop of a function called beside
+  /// the statement (see findStepLoopInside), not a loop written there.
+  bool InnerSiblingThroughCall = false;
 
   bool inLoop() const { return !Loops.empty(); }
 
@@ -191,6 +194,14 @@ std::string describeFrequency(const ExecutionFrequency &Frequency,
                               const SourceManager &SM);
 
 /// The trip count of \p Loop when it is a counted loop with constant bounds.
+/// The first loop in \p Function's body (a function of the program, not a
+/// library's) that runs more than a handful of times, or an unknown number,
+/// and on each iteration takes a training step or waits for the device: an
+/// epoch's batch loop, a solver's iterations, a video's frame loop. The
+/// statements of a loop that also calls \p Function run once per run of
+/// that loop, not once per step.
+const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);
+
 std::optional<uint64_t> constantTripCount(const Stmt *Loop,
                                           const ASTContext &Ctx);
 

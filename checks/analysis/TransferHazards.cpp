@@ -2,7 +2,9 @@
 
 #include "analysis/TransferHazards.h"
 #include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
 #include "cost/CostModel.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
 namespace {
@@ -102,7 +104,8 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
       H.SubjectPlacement = SourcePlacement;
       return H;
     }
-    if (!IsAssignment && Destination.Where == Placement::Cuda &&
+    // `device_batch[b] = host_rows[idx]`: a small upload per assignment.
+    if (Destination.Where == Placement::Cuda &&
         isHostPlacement(SourcePlacement.Where)) {
       H.Kind = HazardKind::HostToDeviceCopy;
       H.CostPattern = patterns::TorchToCuda;
@@ -264,6 +267,40 @@ const VarDecl *copiedVariable(const Expr *Subject) {
     Subject = AddressOf->getSubExpr()->IgnoreParenCasts();
   const auto *Ref = dyn_cast<DeclRefExpr>(Subject);
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+const VarDecl *slicedVariable(const Expr *Subject) {
+  bool ThroughView = false;
+  const Expr *E = Subject;
+  while (E) {
+    E = ignoreCopiesAndConversions(E);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return ThroughView && isTensorType(Ref->getType())
+                 ? dyn_cast<VarDecl>(Ref->getDecl())
+                 : nullptr;
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Callee || !isInTorchNamespace(Callee))
+      return nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+      E = Op->getArg(0);
+    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+               Member && Callee->getIdentifier() &&
+               llvm::StringSwitch<bool>(Callee->getName())
+                   .Cases("index", "select", "narrow", "slice", "detach", true)
+                   .Cases("view", "view_as", "reshape", "reshape_as", true)
+                   .Cases("squeeze", "unsqueeze", "flatten", "unflatten", true)
+                   .Cases("t", "transpose", "permute", "expand", true)
+                   .Cases("expand_as", "contiguous", "as_strided", true)
+                   .Default(false)) {
+      E = Member->getImplicitObjectArgument();
+    } else {
+      return nullptr;
+    }
+    ThroughView = true;
+  }
+  return nullptr;
 }
 
 } // namespace clang::tidy::xfer

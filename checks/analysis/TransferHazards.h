@@ -65,6 +65,11 @@ bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices);
 /// (through casts).
 const VarDecl *copiedVariable(const Expr *Subject);
 
+/// The tensor variable \p Subject is a view of (`ids.index({Slice(), i})`,
+/// `states[idx]`, `x.narrow(0, i, n)`), through one or more indexing and
+/// view operations; null when \p Subject is not such a view.
+const VarDecl *slicedVariable(const Expr *Subject);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H

@@ -182,6 +182,7 @@ inline std::ostream &operator<<(std::ostream &Out, const Tensor &T) {
 namespace indexing {
 struct Slice {
   Slice();
+  Slice(int64_t Start, int64_t Stop);
 };
 struct TensorIndex {
   TensorIndex(Tensor T);
