@@ -8,6 +8,7 @@
 #include "analysis/ProjectFacts.h"
 #include "analysis/StepFunctions.h"
 #include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -215,6 +216,7 @@ void CreateOnDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   // Template instantiations are analysed like other code, but fixed only
   // through their pattern, which is what the source spells.
   Finder->addMatcher(cxxMemberCallExpr(unless(isExpansionInSystemHeader()),

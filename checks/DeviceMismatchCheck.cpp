@@ -1,10 +1,11 @@
 //===--- DeviceMismatchCheck.cpp - xfer-device-mismatch -------------------===//
 
 #include "DeviceMismatchCheck.h"
-#include "analysis/TranslationUnitAnalyses.h"
-#include "analysis/ProjectFacts.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/ProjectFacts.h"
+#include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -258,6 +259,7 @@ std::optional<CudaApi> allocationApi(const Stmt *Origin) {
 
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   // Which calls matter depends on the API catalogue and on inferred
   // placements, which matchers cannot express: every call is looked at.
   Finder->addMatcher(

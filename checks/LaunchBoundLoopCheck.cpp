@@ -1,9 +1,10 @@
 //===--- LaunchBoundLoopCheck.cpp - xfer-launch-bound-loop ----------------===//
 
 #include "LaunchBoundLoopCheck.h"
-#include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/AstUtils.h"
 #include "analysis/LoopContext.h"
+#include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -92,6 +93,7 @@ void LaunchBoundLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void LaunchBoundLoopCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   // Every loop of user code; whether one is launch-bound is decided by the
   // graph-capture analysis, which a matcher cannot express.
   const auto LoopStatement =

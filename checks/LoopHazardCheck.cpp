@@ -4,6 +4,7 @@
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/StepFunctions.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -43,6 +44,7 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   // Every call in user code; which ones are hazards is decided by the API
   // catalogue and device inference, which a matcher cannot express.
   Finder->addMatcher(

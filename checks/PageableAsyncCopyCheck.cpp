@@ -7,6 +7,7 @@
 #include "analysis/LoopContext.h"
 #include "analysis/ProjectFacts.h"
 #include "analysis/TranslationUnitAnalyses.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -135,6 +136,7 @@ void PageableAsyncCopyCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void PageableAsyncCopyCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader())).bind("call"),
                      this);
 }

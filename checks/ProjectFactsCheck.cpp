@@ -2,6 +2,7 @@
 
 #include "ProjectFactsCheck.h"
 #include "analysis/ProjectFacts.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/SourceManager.h"
@@ -23,6 +24,7 @@ void ProjectFactsCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void ProjectFactsCheck::registerMatchers(MatchFinder *Finder) {
+  walkOnlyUserCode(*Finder);
   Finder->addMatcher(translationUnitDecl().bind("unit"), this);
 }
 

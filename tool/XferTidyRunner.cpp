@@ -7,6 +7,7 @@
 #include "Findings.h"
 #include "ResultCache.h"
 #include "analysis/ProjectFacts.h"
+#include "analysis/UserCodeTraversal.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/AST/Attr.h"
@@ -82,12 +83,7 @@ public:
   /// for its main file; the parent map covers only what they walk. The
   /// analyses still reach system declarations through the user's code.
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    const SourceManager &SM = Ctx.getSourceManager();
-    std::vector<Decl *> UserDecls;
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-      if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
-        UserDecls.push_back(D);
-    Ctx.setTraversalScope(UserDecls);
+    tidy::xfer::narrowTraversalToUserCode(Ctx);
     MultiplexConsumer::HandleTranslationUnit(Ctx);
   }
 };
