@@ -735,6 +735,39 @@ bool waitsForDeviceWithin(const Stmt *S, const ASTContext &Ctx,
   });
 }
 
+/// True if running \p S launches computation on the device: a kernel, a
+/// CUDA library routine, or a LibTorch operation other than a read-back,
+/// a move, an indexing view or a metadata query (a loop that only reads a
+/// result back element by element computes nothing), directly or through
+/// functions of the program, up to \p Depth calls down.
+bool launchesCompute(const Stmt *S, const SourceManager &SM,
+                     unsigned Depth = 2) {
+  return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+    if (isa<CUDAKernelCallExpr>(Call))
+      return true;
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (!Callee)
+      return false;
+    if (std::optional<TorchCall> Torch = identifyTorchCall(&Call))
+      return Torch->Op == TorchOp::Factory;
+    if (isInTorchNamespace(Callee))
+      return Callee->getOverloadedOperator() != OO_Subscript &&
+             Callee->getOverloadedOperator() != OO_Equal &&
+             !isa<CXXConversionDecl>(Callee) && !isTensorMetadataCall(Callee) &&
+             !(Callee->getIdentifier() && launchesNoKernel(Callee->getName()));
+    if (launchesDeviceWork(Callee))
+      return true;
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+      return false;
+    // A function of the program defined in another file may launch.
+    const FunctionDecl *Definition = nullptr;
+    if (!Callee->hasBody(Definition) || !Definition)
+      return !Callee->getIdentifier() ||
+             !namesWorkFreeHelper(Callee->getName());
+    return Depth > 0 && launchesCompute(Definition->getBody(), SM, Depth - 1);
+  });
+}
+
 } // namespace
 
 bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
@@ -759,7 +792,7 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
       return WalkStep::Continue;
     llvm::DenseSet<const FunctionDecl *> Visited;
     if (takesTrainingStep(&S, SM, Visited, 0) ||
-        waitsForDeviceWithin(&S, Ctx)) {
+        (launchesCompute(&S, SM) && waitsForDeviceWithin(&S, Ctx))) {
       Found = &S;
       return WalkStep::Stop;
     }

@@ -196,8 +196,10 @@ std::string describeFrequency(const ExecutionFrequency &Frequency,
 /// The trip count of \p Loop when it is a counted loop with constant bounds.
 /// The first loop in \p Function's body (a function of the program, not a
 /// library's) that runs more than a handful of times, or an unknown number,
-/// and on each iteration takes a training step or waits for the device: an
-/// epoch's batch loop, a solver's iterations, a video's frame loop. The
+/// and on each iteration takes a training step, or launches device work and
+/// waits for the device: an epoch's batch loop, a solver's iterations, a
+/// video's frame loop (not a loop that only reads a result back element by
+/// element). The
 /// statements of a loop that also calls \p Function run once per run of
 /// that loop, not once per step.
 const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);

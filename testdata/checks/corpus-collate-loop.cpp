@@ -36,3 +36,28 @@ void decodeStep(std::vector<torch::Tensor> &Batches, const Vocabulary &Vocab) {
     // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
   }
 }
+
+// A helper that decodes a result by reading it back element by element
+// computes nothing: it is no step loop, and the read-back beside its call
+// still runs on every image.
+std::string decode(const torch::Tensor &Indices, int Length) {
+  std::string Text;
+  for (int I = 0; I < Length; ++I)
+    Text.push_back(static_cast<char>(Indices[I].item<int>()));
+  // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+  return Text;
+}
+
+void recognise(std::vector<torch::Tensor> &Crops, std::vector<std::string> &Out) {
+  for (auto &Crop : Crops) {
+    auto Scores = Crop.to(torch::kCUDA).mul(Crop.to(torch::kCUDA));
+    (void)Scores.mean().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    Out.push_back(decode(Scores.view({-1}), 8));
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'decode()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // CHECK-NOTES: :46:49: note: 'item<int>()' synchronizes with the GPU here
+  }
+}
