@@ -677,7 +677,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   if (Object && isTensorType(Object->getType())) {
     std::optional<PlacementFact> Self = evaluateTensor(Object);
     if (Self && Self->Where != Placement::Unknown)
-      return mixesDevices(Call) ? PlacementFact{} : *Self;
+      return mixesDevices(Call, Object, *Self) ? PlacementFact{} : *Self;
     // x.matmul(w), x + w: an operation only runs when its operands share a
     // device (0-dim host scalars aside), so a known operand tells.
     for (const Expr *Arg : Call->arguments()) {
@@ -732,7 +732,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
         continue;
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
       if (Where && Where->Where != Placement::Unknown)
-        return mixesDevices(Call) ? PlacementFact{} : *Where;
+        return mixesDevices(Call, Operand, *Where) ? PlacementFact{} : *Where;
       (Where ? SawUnknown : SawCycle) = true;
     }
   }
@@ -741,7 +741,8 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   return PlacementFact{};
 }
 
-bool DeviceInference::mixesDevices(const CallExpr *Call) {
+bool DeviceInference::mixesDevices(const CallExpr *Call, const Expr *Evaluated,
+                                   const PlacementFact &EvaluatedPlacement) {
   // The operation throws on a GPU run (the mismatch check reports it); what
   // it would compute has no placement, and reporting its later uses again
   // would repeat that one bug. 0-dim host tensors mix freely: they are read
@@ -755,7 +756,10 @@ bool DeviceInference::mixesDevices(const CallExpr *Call) {
   for (const Expr *Operand : Operands) {
     if (!isTensorType(Operand->getType()) || isZeroDimTensor(Operand))
       continue;
-    std::optional<PlacementFact> Where = evaluateTensor(Operand);
+    // The operand the caller has just evaluated is not evaluated again:
+    // along a chain of operations that would double the work per link.
+    std::optional<PlacementFact> Where =
+        Operand == Evaluated ? EvaluatedPlacement : evaluateTensor(Operand);
     if (!Where)
       continue;
     OnHost |= isHostPlacement(Where->Where);
@@ -1782,6 +1786,26 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
     Frame.Arguments[Param] = Argument ? *Argument : PlacementFact{};
   }
 
+  // The callee's body sees only its own parameters (and globals): its
+  // result depends on the argument placements, and on the depth through
+  // the frame limit.
+  std::string Key;
+  {
+    llvm::raw_string_ostream Out(Key);
+    Out << static_cast<const void *>(Canonical) << ':' << static_cast<int>(Kind)
+        << ':' << Frames.size();
+    for (unsigned I = 0; I < Definition->getNumParams(); ++I)
+      if (auto It = Frame.Arguments.find(Definition->getParamDecl(I));
+          It != Frame.Arguments.end())
+        Out << ':' << I << '=' << static_cast<int>(It->second.Where);
+  }
+  if (auto Cached = UserCallResults.find(Key);
+      Cached != UserCallResults.end()) {
+    if (!Cached->second)
+      return PlacementFact{};
+    return fact(Cached->second->Where, Call, Cached->second->Reason);
+  }
+
   llvm::SmallVector<const Expr *, 4> Returned =
       returnedValues(Definition->getBody());
 
@@ -1800,11 +1824,14 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
     if (Result->Where == Placement::Unknown)
       break;
   }
-  if (!Result || Result->Where == Placement::Unknown)
+  if (!Result || Result->Where == Placement::Unknown) {
+    UserCallResults[Key] = std::nullopt;
     return PlacementFact{};
-  return fact(Result->Where, Call,
-              "returned by '" + Definition->getNameAsString() + "()': " +
-                  Result->Reason);
+  }
+  std::string Reason = "returned by '" + Definition->getNameAsString() +
+                       "()': " + Result->Reason;
+  UserCallResults[Key] = PlacementFact{Result->Where, nullptr, Reason};
+  return fact(Result->Where, Call, Reason);
 }
 
 PlacementFact DeviceInference::returnPlacement(const FunctionDecl *Function) {

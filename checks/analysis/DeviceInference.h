@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include <optional>
 #include <string>
 
@@ -122,7 +123,10 @@ private:
   std::optional<PlacementFact> evaluateTensor(const Expr *E);
   /// True if \p Call's tensor operands are on both the host and a device
   /// (0-dim host tensors aside): it throws, and its result has no placement.
-  bool mixesDevices(const CallExpr *Call);
+  /// \p Evaluated, when given, is an operand the caller has evaluated to
+  /// \p EvaluatedPlacement.
+  bool mixesDevices(const CallExpr *Call, const Expr *Evaluated = nullptr,
+                    const PlacementFact &EvaluatedPlacement = {});
   std::optional<PlacementFact> evaluateDevice(const Expr *E);
   std::optional<PlacementFact> evaluatePointer(const Expr *E);
   std::optional<PlacementFact> evaluateModule(const Expr *E);
@@ -190,6 +194,11 @@ private:
     llvm::DenseMap<const ParmVarDecl *, PlacementFact> Arguments;
   };
   llvm::SmallVector<CallFrame, 4> Frames;
+  /// What a call of a function of the program returns, by callee, kind,
+  /// frame depth and the placements of its arguments: the same helper
+  /// called from many places (or from helpers called from many places) is
+  /// evaluated once per distinct input, not once per path to it.
+  llvm::StringMap<std::optional<PlacementFact>> UserCallResults;
   std::optional<UserCodeIndex> UserCode;
   llvm::DenseMap<const ParmVarDecl *, PlacementFact> ParameterCache;
   llvm::DenseMap<const FieldDecl *, PlacementFact> FieldCache;
