@@ -80,6 +80,20 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx) {
   return false;
 }
 
+const FunctionDecl *definedCallee(const CallExpr *Call,
+                                  const SourceManager &SM) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee->hasBody(Definition) || !Definition)
+    return nullptr;
+  // Library internals (LibTorch's inline wrappers) are catalogued by name.
+  if (SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+    return nullptr;
+  return Definition;
+}
+
 bool isLoopStmt(const Stmt *S) {
   return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

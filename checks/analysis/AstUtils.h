@@ -27,6 +27,11 @@ const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
 /// True if \p Inner is \p Outer or nested inside it.
 bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
 
+/// The definition a direct call enters, when this translation unit holds it
+/// in user code (library internals are catalogued by name instead).
+const FunctionDecl *definedCallee(const CallExpr *Call,
+                                  const SourceManager &SM);
+
 /// True for loop statements: for, range-for, while, do.
 bool isLoopStmt(const Stmt *S);
 

@@ -10,20 +10,6 @@
 
 namespace clang::tidy::xfer {
 
-const FunctionDecl *definedCallee(const CallExpr *Call,
-                                  const SourceManager &SM) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee)
-    return nullptr;
-  const FunctionDecl *Definition = nullptr;
-  if (!Callee->hasBody(Definition) || !Definition)
-    return nullptr;
-  // Library internals (LibTorch's inline wrappers) are catalogued by name.
-  if (SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
-    return nullptr;
-  return Definition;
-}
-
 const HazardPath *CallSummaries::find(const FunctionDecl *Function,
                                       HazardKind Kind) {
   if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)

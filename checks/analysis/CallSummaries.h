@@ -13,6 +13,7 @@
 #ifndef XFER_TIDY_CHECKS_ANALYSIS_CALLSUMMARIES_H
 #define XFER_TIDY_CHECKS_ANALYSIS_CALLSUMMARIES_H
 
+#include "analysis/AstUtils.h"
 #include "analysis/DeviceInference.h"
 #include "analysis/TransferHazards.h"
 #include "clang/Basic/SourceManager.h"
@@ -31,11 +32,6 @@ struct HazardPath {
   /// operation itself.
   llvm::SmallVector<const CallExpr *, 4> Steps;
 };
-
-/// The definition a direct call enters, when this translation unit holds it
-/// in user code (library internals are catalogued by name instead).
-const FunctionDecl *definedCallee(const CallExpr *Call,
-                                  const SourceManager &SM);
 
 class CallSummaries {
 public:

@@ -5,6 +5,7 @@
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "analysis/ProjectFacts.h"
+#include "analysis/TransferHazards.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -677,11 +678,10 @@ bool callsTimer(const Stmt *S, unsigned Depth = 3) {
       return false;
     if (readsClock(*Callee))
       return true;
-    const FunctionDecl *Definition = nullptr;
-    if (Depth == 0 || !Callee->hasBody(Definition) || !Definition)
-      return false;
-    const SourceManager &SM = Definition->getASTContext().getSourceManager();
-    if (SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
+    const FunctionDecl *Definition =
+        Depth ? definedCallee(&Call, Callee->getASTContext().getSourceManager())
+              : nullptr;
+    if (!Definition)
       return false;
     const Stmt *Body = Definition->getBody();
     return isSmallStraightLineHelper(Body) && callsTimer(Body, Depth - 1);
@@ -692,29 +692,20 @@ bool callsTimer(const Stmt *S, unsigned Depth = 3) {
 /// device-wide, stream or event wait, a blocking device-to-host copy, or a
 /// LibTorch read-back (`item()`, `cpu()`, printing a tensor).
 bool waitsForDevice(const CallExpr &Call, const ASTContext &Ctx) {
+  if (isBareWait(&Call))
+    return true;
   if (std::optional<CudaApi> Api = identifyCudaCall(&Call)) {
-    switch (*Api) {
-    case CudaApi::DeviceSynchronize:
-    case CudaApi::ThreadSynchronize:
-    case CudaApi::StreamSynchronize:
-    case CudaApi::EventSynchronize:
-    case CudaApi::MemcpyFromSymbol:
+    if (*Api == CudaApi::MemcpyFromSymbol)
       return true;
-    case CudaApi::Memcpy:
-    case CudaApi::Memcpy2D:
-      if (std::optional<unsigned> Kind = memcpyKindArgIndex(*Api);
-          Kind && *Kind < Call.getNumArgs())
-        return evaluateMemcpyKind(Call.getArg(*Kind), Ctx) ==
+    std::optional<unsigned> Kind = memcpyKindArgIndex(*Api);
+    return (*Api == CudaApi::Memcpy || *Api == CudaApi::Memcpy2D) && Kind &&
+           *Kind < Call.getNumArgs() &&
+           evaluateMemcpyKind(Call.getArg(*Kind), Ctx) ==
                MemcpyDirection::DeviceToHost;
-      return false;
-    default:
-      return false;
-    }
   }
   std::optional<TorchCall> Torch = identifyTorchCall(&Call);
-  return Torch &&
-         (Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
-          Torch->Op == TorchOp::Print || Torch->Op == TorchOp::CudaSynchronize);
+  return Torch && (Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
+                   Torch->Op == TorchOp::Print);
 }
 
 /// True if running \p S waits for the device on its way (see
@@ -726,12 +717,9 @@ bool waitsForDeviceWithin(const Stmt *S, const ASTContext &Ctx,
   return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
     if (waitsForDevice(Call, Ctx))
       return true;
-    const FunctionDecl *Callee = Call.getDirectCallee();
-    const FunctionDecl *Definition = nullptr;
-    if (Depth == 0 || !Callee || !Callee->hasBody(Definition) || !Definition ||
-        SM.isInSystemHeader(SM.getExpansionLoc(Definition->getLocation())))
-      return false;
-    return waitsForDeviceWithin(Definition->getBody(), Ctx, Depth - 1);
+    const FunctionDecl *Definition = Depth ? definedCallee(&Call, SM) : nullptr;
+    return Definition &&
+           waitsForDeviceWithin(Definition->getBody(), Ctx, Depth - 1);
   });
 }
 
@@ -1687,8 +1675,7 @@ std::string describeFrequency(const ExecutionFrequency &F,
   std::string Where = loopPhrase(Inner, SM);
   if (F.InnerSiblingLoop && F.InnerSiblingThroughCall)
     return "once per iteration of " + Where +
-           ", beside a call that runs "
-           "the loop at " +
+           ", beside a call that runs the loop at " +
            llvm::sys::path::filename(SM.getFilename(SM.getExpansionLoc(
                                          F.InnerSiblingLoop->getBeginLoc())))
                .str() +
