@@ -495,21 +495,54 @@ bool isModuleType(QualType T) {
   return isModuleClass(RD);
 }
 
+/// Opens a public query: the outermost one gets a fresh step budget, nested
+/// ones (a query asked while answering another) share it.
+class DeviceInference::QueryBudget {
+public:
+  /// Steps (definitions and calls followed) one query may take. Ordinary
+  /// code needs a few hundred at most; this is far above that.
+  static constexpr unsigned StepsPerQuery = 20000;
+
+  explicit QueryBudget(DeviceInference &Inference) : Inference(Inference) {
+    if (Inference.OpenQueries++ == 0)
+      Inference.StepsLeft = StepsPerQuery;
+  }
+  ~QueryBudget() { --Inference.OpenQueries; }
+  QueryBudget(const QueryBudget &) = delete;
+  QueryBudget &operator=(const QueryBudget &) = delete;
+
+private:
+  DeviceInference &Inference;
+};
+
+bool DeviceInference::takeStep() {
+  if (StepsLeft == 0) {
+    ++Cuts;
+    return false;
+  }
+  --StepsLeft;
+  return true;
+}
+
 PlacementFact DeviceInference::modulePlacement(const Expr *E) {
+  QueryBudget Budget(*this);
   std::optional<PlacementFact> Result = evaluateModule(E);
   return Result ? *Result : PlacementFact{};
 }
 
 PlacementFact DeviceInference::tensorPlacement(const Expr *E) {
+  QueryBudget Budget(*this);
   std::optional<PlacementFact> Result = evaluateTensor(E);
   return Result ? *Result : PlacementFact{};
 }
 
 std::optional<PlacementFact> DeviceInference::deviceValue(const Expr *E) {
+  QueryBudget Budget(*this);
   return evaluateDevice(E);
 }
 
 PlacementFact DeviceInference::pointerPlacement(const Expr *E) {
+  QueryBudget Budget(*this);
   std::optional<PlacementFact> Result = evaluatePointer(E);
   return Result ? *Result : PlacementFact{};
 }
@@ -1314,8 +1347,12 @@ DeviceInference::registeredBefore(const VarDecl *Var, const Expr *Use) {
 
 std::optional<PlacementFact>
 DeviceInference::evaluateDefinition(const Definition &Def, ValueKind Kind) {
-  if (!InProgress.insert(Def.At).second)
+  if (!takeStep())
+    return PlacementFact{};
+  if (!InProgress.insert(Def.At).second) {
+    ++Cuts;
     return std::nullopt; // a loop-carried cycle: no information
+  }
   auto Done = llvm::make_scope_exit([&] { InProgress.erase(Def.At); });
   if (!Def.Value)
     return PlacementFact{};
@@ -1360,10 +1397,50 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       Sources.push_back(Init);
     return joinKnown(Sources, Kind, "assigned on several paths");
   }
-  const auto *Param = dyn_cast<ParmVarDecl>(Var);
   // A variable captured by a lambda is read where the lambda is written.
   if (const LambdaExpr *Lambda = outermostLambdaCapturing(Use, Var))
     Use = Lambda;
+
+  // The same variable is read at the same place through many paths (a
+  // chain of conditional reassignments reads the previous value at each
+  // link): answer each once per call context. An answer cut short by a
+  // cycle or by the budget depends on what was in progress: not kept.
+  std::string Key = localResolutionKey(Var, Use, Kind);
+  if (auto Known = LocalResolutions.find(Key); Known != LocalResolutions.end())
+    return Known->second;
+  const unsigned CutsBefore = Cuts;
+  std::optional<PlacementFact> Result = resolveLocal(Var, Use, Kind);
+  if (Cuts == CutsBefore)
+    LocalResolutions[Key] = Result;
+  return Result;
+}
+
+std::string DeviceInference::localResolutionKey(const VarDecl *Var,
+                                                const Expr *Use,
+                                                ValueKind Kind) const {
+  std::string Key;
+  llvm::raw_string_ostream Out(Key);
+  Out << static_cast<const void *>(Var) << ':' << static_cast<const void *>(Use)
+      << ':' << static_cast<int>(Kind);
+  // The parameters visible in the frames of the calls being evaluated, and
+  // the depth, which limits how far calls are followed.
+  for (const CallFrame &Frame : Frames) {
+    Out << '|' << static_cast<const void *>(Frame.Function);
+    llvm::SmallVector<std::pair<unsigned, int>, 8> Arguments;
+    for (const auto &[Param, Fact] : Frame.Arguments)
+      Arguments.emplace_back(Param->getFunctionScopeIndex(),
+                             static_cast<int>(Fact.Where));
+    llvm::sort(Arguments);
+    for (const auto &[Index, Where] : Arguments)
+      Out << ':' << Index << '=' << Where;
+  }
+  return Key;
+}
+
+std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
+                                                           const Expr *Use,
+                                                           ValueKind Kind) {
+  const auto *Param = dyn_cast<ParmVarDecl>(Var);
   // A copy: evaluating a definition can scan other functions, which grows
   // Definitions and would leave a reference into it dangling.
   const DefinitionList Defs = definitionsOf(Var);
@@ -1667,6 +1744,7 @@ PlacementFact DeviceInference::joinKnown(llvm::ArrayRef<const Expr *> Sources,
 
 Placement DeviceInference::argumentPlacement(const Expr *Arg,
                                             QualType ParamType) {
+  QueryBudget Budget(*this);
   ValueKind Kind = kindOfType(ParamType);
   if (Kind == ValueKind::None)
     return Placement::Unknown;
@@ -1684,13 +1762,17 @@ DeviceInference::callSitesOf(const FunctionDecl *Function) {
 }
 
 PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
+  QueryBudget Budget(*this);
   if (auto It = ParameterCache.find(Param); It != ParameterCache.end())
     return It->second;
   const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext());
   ValueKind Kind = kindOfType(Param->getType());
-  if (!Function || Kind == ValueKind::None ||
-      !ParametersInProgress.insert(Param).second)
+  if (!Function || Kind == ValueKind::None)
     return PlacementFact{};
+  if (!ParametersInProgress.insert(Param).second) {
+    ++Cuts;
+    return PlacementFact{};
+  }
   llvm::SmallVector<const Expr *, 4> Arguments;
   const unsigned Index = Param->getFunctionScopeIndex();
   for (const CallExpr *Call : callSitesOf(Function)) {
@@ -1722,8 +1804,10 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
                                               ValueKind Kind) {
   if (auto It = FieldCache.find(Field); It != FieldCache.end())
     return It->second;
-  if (!FieldsInProgress.insert(Field).second)
+  if (!FieldsInProgress.insert(Field).second) {
+    ++Cuts;
     return PlacementFact{};
+  }
   // Registered with its module: moves with it, wherever it was made.
   if (userCode().RegisteredFields.contains(Field)) {
     FieldsInProgress.erase(Field);
@@ -1763,13 +1847,15 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
                       "()', defined in another file of the program");
     return std::nullopt;
   }
-  if (Frames.size() >= MaxFrames ||
+  if (Frames.size() >= MaxFrames || !takeStep() ||
       Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
     return PlacementFact{};
   const FunctionDecl *Canonical = Definition->getCanonicalDecl();
   for (const CallFrame &Frame : Frames)
-    if (Frame.Function == Canonical)
+    if (Frame.Function == Canonical) {
+      ++Cuts;
       return PlacementFact{}; // recursion
+    }
 
   CallFrame Frame{Canonical, llvm::DenseMap<const ParmVarDecl *, PlacementFact>()};
   const unsigned First = isa<CXXOperatorCallExpr>(Call) &&
@@ -1835,6 +1921,7 @@ DeviceInference::evaluateUserCall(const CallExpr *Call, ValueKind Kind) {
 }
 
 PlacementFact DeviceInference::returnPlacement(const FunctionDecl *Function) {
+  QueryBudget Budget(*this);
   const FunctionDecl *Definition = Function->getDefinition();
   ValueKind Kind = kindOfType(Function->getReturnType());
   if (!Definition || !Definition->hasBody() || Kind == ValueKind::None)
@@ -1847,6 +1934,7 @@ PlacementFact DeviceInference::returnPlacement(const FunctionDecl *Function) {
 
 std::vector<std::pair<const FieldDecl *, Placement>>
 DeviceInference::storedFieldPlacements() {
+  QueryBudget Budget(*this);
   std::vector<std::pair<const FieldDecl *, Placement>> Known;
   for (const auto &Entry : userCode().FieldWrites) {
     ValueKind Kind = kindOfType(Entry.first->getType());

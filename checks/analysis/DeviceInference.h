@@ -136,6 +136,11 @@ private:
   std::optional<PlacementFact> resolveVariable(const VarDecl *Var,
                                                const Expr *Use,
                                                ValueKind Kind);
+  /// resolveVariable for a local variable or parameter, not memoised.
+  std::optional<PlacementFact> resolveLocal(const VarDecl *Var, const Expr *Use,
+                                            ValueKind Kind);
+  std::string localResolutionKey(const VarDecl *Var, const Expr *Use,
+                                 ValueKind Kind) const;
   std::optional<PlacementFact> evaluateDefinition(const Definition &Def,
                                                   ValueKind Kind);
   /// The pinning of \p Var's memory by a cudaHostRegister before \p Use.
@@ -212,6 +217,22 @@ private:
   /// Definitions being evaluated: a loop-carried definition may depend on
   /// itself, which gives no information rather than recursing forever.
   llvm::DenseSet<const Stmt *> InProgress;
+  /// Answers of resolveLocal by variable, use, kind and call context.
+  llvm::StringMap<std::optional<PlacementFact>> LocalResolutions;
+  /// Answers cut short so far (a cycle, recursion, the budget): an answer
+  /// computed while this grows is partial and not memoised.
+  unsigned Cuts = 0;
+
+  /// Bounds the work of one question asked from outside (a public query):
+  /// generated code such as a single-header image decoder chains pointer
+  /// definitions through helpers branch after branch, and following every
+  /// path is exponential in the chain. Past the budget a definition or call
+  /// adds no information (unknown), the same answer as an unanalysable one.
+  class QueryBudget;
+  unsigned OpenQueries = 0;
+  unsigned StepsLeft = 0;
+  /// Takes one step of the current query's budget; false once it is spent.
+  bool takeStep();
 };
 
 /// True if \p T is a torch::nn module, a ModuleHolder or a std::shared_ptr
