@@ -173,6 +173,18 @@ bool launchesNoKernel(llvm::StringRef Name) {
       .Default(false);
 }
 
+bool resizesTensor(llvm::StringRef Name) {
+  if (Name.starts_with("upsample_") || Name.starts_with("max_pool") ||
+      Name.starts_with("avg_pool") || Name.starts_with("fractional_max_pool"))
+    return true;
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("interpolate", "pad", "constant_pad_nd", "reflection_pad2d", true)
+      .Cases("cat", "concat", "concatenate", "stack", "hstack", "vstack", true)
+      .Cases("repeat", "repeat_interleave", "pixel_shuffle", true)
+      .Cases("pixel_unshuffle", "unfold", "fold", true)
+      .Default(false);
+}
+
 bool isInTorchNamespace(const Decl *D) {
   llvm::StringRef NS = outermostNamespace(D);
   return NS == "at" || NS == "torch";

@@ -112,6 +112,11 @@ bool isInTorchNamespace(const Decl *D);
 /// allocation only.
 bool launchesNoKernel(llvm::StringRef MethodName);
 
+/// True for LibTorch operations whose result has other sizes than their
+/// input (resampling, pooling, padding, concatenation, repetition): applied
+/// again to their own result, the sizes change every time.
+bool resizesTensor(llvm::StringRef Name);
+
 /// True if \p T is at::Tensor or at::TensorBase (through typedefs, references
 /// and cv-qualifiers).
 bool isTensorType(QualType T);

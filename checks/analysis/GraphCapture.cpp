@@ -584,6 +584,25 @@ GraphCaptureAnalysis::summarize(const FunctionDecl *Function) {
   return Functions[Function] = std::move(Result);
 }
 
+bool GraphCaptureAnalysis::resizesCarriedTensor(const Definition &Write) {
+  if (!Write.Value || !isTensorType(Write.Var->getType()))
+    return false;
+  bool ReadsItself = false;
+  bool Resizes = false;
+  walkStmt(Write.Value, [&](const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      ReadsItself |= Ref->getDecl() == Write.Var;
+    else if (const auto *Call = dyn_cast<CallExpr>(&S))
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        Resizes |= Callee->getIdentifier() && isInTorchNamespace(Callee) &&
+                   resizesTensor(Callee->getName());
+    return WalkStep::Continue;
+  });
+  return ReadsItself && Resizes;
+}
+
 IterationWork GraphCaptureAnalysis::analyzeIteration(const Stmt *Loop) {
   ASTContext &Ctx = Devices.context();
   const SourceManager &SM = Ctx.getSourceManager();
@@ -617,6 +636,13 @@ IterationWork GraphCaptureAnalysis::analyzeIteration(const Stmt *Loop) {
       }
     }
   }
+  // A tensor the loop carries through an operation that resizes it
+  // (`x = interpolate(x, ...)` over scales, `seq = cat({seq, next})`) has
+  // other sizes on every iteration.
+  for (const Definition *Write : InLoop)
+    if (!isInside(Write->Var->getLocation(), Body, SM) &&
+        resizesCarriedTensor(*Write))
+      Result.DynamicShapes = true;
   Dependences Depends;
   collect(Loop, Loop, Env, Result, Depends);
   Result.DynamicShapes |= (Depends.Shapes & (DeviceValue | Varying)) != 0;

@@ -170,6 +170,8 @@ private:
   };
   using TaintMap = llvm::DenseMap<const VarDecl *, Taint>;
   class DefinitionCollector;
+  /// True if \p Write stores into a tensor a resized version of itself.
+  bool resizesCarriedTensor(const Definition &Write);
 
   const FunctionWork &summarize(const FunctionDecl *Function);
   /// The variables of \p Function holding device results or parameters.

@@ -104,6 +104,21 @@ void growing(const torch::Tensor &W, int Iters) {
   }
 }
 
+// The image the loop carries is resampled on every iteration (a pass per
+// scale of a multi-scale loss): each iteration has other sizes.
+void multiscale(const torch::Tensor &Image, const torch::Tensor &W,
+                int Scales) {
+  torch::nn::functional::InterpolateFuncOptions Half;
+  Half.scale_factor({0.5, 0.5});
+  torch::Tensor X = Image.to(Gpu);
+  for (int I = 0; I < Scales; ++I) {
+    auto Z = X.matmul(W) + X.matmul(W) + X.matmul(W);
+    auto S = Z.mean() + Z.sum() + Z.mean();
+    (void)S;
+    X = torch::nn::functional::interpolate(X.unsqueeze(0), Half)[0];
+  }
+}
+
 void selected(const torch::Tensor &W, int Iters) {
   auto X = torch::randn({64, 4}, Gpu);
   for (int I = 0; I < Iters; ++I) {

@@ -323,6 +323,11 @@ namespace functional {
 Tensor mse_loss(const Tensor &Input, const Tensor &Target);
 Tensor linear(const Tensor &Input, const Tensor &Weight,
               const Tensor &Bias = {});
+struct InterpolateFuncOptions {
+  InterpolateFuncOptions &scale_factor(std::vector<double> Factors);
+};
+Tensor interpolate(const Tensor &Input,
+                   const InterpolateFuncOptions &Options = {});
 } // namespace functional
 
 namespace utils {
