@@ -549,6 +549,27 @@ TEST_F(ToolTest, HeaderMissingFromTheDatabaseTakesExtraArguments) {
       << R.Out;
 }
 
+// A header given on its own with a C++ command (as a pre-commit hook passes
+// the changed files) is parsed as a C++ header, not as C; a command that
+// asks for a C standard keeps C.
+TEST_F(ToolTest, HeaderWithACxxCommandIsParsedAsCxx) {
+  std::string Header =
+      write("loop.h",
+            std::string("#pragma once\n#include <vector>\n") + HazardSource);
+  RunOutcome R =
+      run(Tool, {Header, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("error:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Header + ":6:5: warning: 'cudaMemcpy' copies device"))
+      << R.Out;
+
+  RunOutcome AsC =
+      run(Tool, {Header, "--", "-std=c11", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos, AsC.Out.find("'vector' file not found"))
+      << AsC.Out;
+}
+
 // A project's .clang-tidy written for clang-tidy's other checks does not
 // turn xfer-tidy off; globs that name xfer checks do, and --list-checks
 // shows what the run would use.

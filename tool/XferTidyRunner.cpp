@@ -281,6 +281,32 @@ tooling::ArgumentsAdjuster resourceDirAdjuster(std::string ResourceDir) {
   };
 }
 
+/// A `.h` file given on its own (a pre-commit hook passes the changed
+/// headers) is a C header to the driver, so a C++ command fails at once
+/// ("-std=c++17 not allowed with 'C'") and LibTorch's headers do not parse.
+/// The code this tool reads is C++: the header is parsed as a C++ header
+/// unless the command names a language or a C standard.
+tooling::ArgumentsAdjuster headerLanguageAdjuster() {
+  return [](const tooling::CommandLineArguments &Args,
+            StringRef File) -> tooling::CommandLineArguments {
+    if (llvm::sys::path::extension(File) != ".h")
+      return Args;
+    for (StringRef Arg : Args) {
+      if (Arg == "-x" || Arg.starts_with("--language") ||
+          (Arg.starts_with("-x") && Arg.size() > 2))
+        return Args;
+      if ((Arg.consume_front("-std=") || Arg.consume_front("--std=")) &&
+          (Arg.starts_with("c") || Arg.starts_with("gnu")) &&
+          !Arg.contains("++"))
+        return Args;
+    }
+    tooling::CommandLineArguments Adjusted = Args;
+    auto Position = Adjusted.empty() ? Adjusted.end() : Adjusted.begin() + 1;
+    Adjusted.insert(Position, {"-x", "c++-header"});
+    return Adjusted;
+  };
+}
+
 std::unique_ptr<ClangTidyOptionsProvider>
 makeOptionsProvider(const RunOptions &Options,
                     IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS) {
@@ -447,6 +473,7 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
         Options.ExtraArgs, tooling::ArgumentInsertPosition::END));
   Append(tooling::getStripPluginsAdjuster());
   Append(resourceDirAdjuster(Options.ResourceDir));
+  Append(headerLanguageAdjuster());
 
   std::vector<tooling::CompileCommand> Commands =
       Database.getCompileCommands(AbsoluteFile);
