@@ -277,6 +277,53 @@ void train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
   EXPECT_EQ(0, Alone.Status) << Alone.Out << Alone.Err;
 }
 
+// A helper in another file called beside a call that runs a whole
+// optimisation (its own step loop) runs once per round of the outer loop,
+// not on every step: the result written out after each scale is silent.
+TEST_F(ToolTest, HelpersCalledBesideAStepLoopInAnotherFileAreNotHot) {
+  std::string Image = write("image.cpp", R"cpp(#include <torch/torch.h>
+void save(const torch::Tensor &Canvas) {
+  torch::Tensor Host = Canvas.cpu();
+  (void)Host;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <torch/torch.h>
+void save(const torch::Tensor &Canvas);
+void optimise(const torch::Tensor &Canvas, torch::optim::Optimizer &Opt) {
+  while (true) {
+    Opt.zero_grad();
+    auto Loss = Canvas.mul(Canvas).sum();
+    Loss.backward();
+    Opt.step();
+  }
+}
+void run(torch::optim::Optimizer &Opt, int Scales) {
+  torch::Device Gpu(torch::kCUDA);
+  auto Canvas = torch::rand({3, 32, 32}).to(Gpu);
+  for (int Scale = 0; Scale < Scales; ++Scale) {
+    optimise(Canvas, Opt);
+    save(Canvas);
+  }
+}
+void steps(int Steps) {
+  torch::Device Gpu(torch::kCUDA);
+  auto Other = torch::rand({3, 32, 32}).to(Gpu);
+  for (int Step = 0; Step < Steps; ++Step) {
+    Other = Other.mul(Other);
+    save(Other);
+  }
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {Image, Main, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("image.cpp:3:31: warning: 'cpu()' copies device memory "
+                       "to the host on every call of 'save()', which runs on "
+                       "every iteration of the loop at main.cpp:22"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("main.cpp:14")) << R.Out;
+}
+
 // A loop whose only calls are functions defined in other files is a step
 // loop only if one of them queues device work: per-device setup and
 // teardown loops in main() that call allocators elsewhere stay silent,

@@ -124,7 +124,9 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     // queues device work (not an evaluation pass), or unconditionally from
     // a function that does.
     ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
-    if (Frequency.Guard == GuardKind::None) {
+    // Beside a step loop (a call that runs the optimisation of each scale)
+    // the call runs once per round of that loop: not on every step.
+    if (Frequency.Guard == GuardKind::None && !Frequency.isEpochLevel()) {
       if (!Frequency.inLoop()) {
         if (const FunctionDecl *Caller = enclosingFunction(Call, Ctx))
           Facts.Calls.emplace_back(functionKey(Caller), functionKey(Callee));
