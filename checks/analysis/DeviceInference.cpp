@@ -1605,6 +1605,61 @@ DeviceInference::ValueKind DeviceInference::kindOfType(QualType T) {
   return ValueKind::None;
 }
 
+/// True if \p S, a top-level statement of a constructor's body, stores
+/// into the object's \p Field (`device = ...`, `this->device = ...`).
+static bool storesIntoOwnField(const Stmt *S, const FieldDecl *Field) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return false;
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+    E = Cleanups->getSubExpr();
+  E = E->IgnoreParenImpCasts();
+  const Expr *Target = nullptr;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(E);
+      Assign && Assign->getOpcode() == BO_Assign)
+    Target = Assign->getLHS();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+           Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+    Target = Op->getArg(0);
+  const auto *Member =
+      Target ? dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+  return Member && Member->getMemberDecl() == Field &&
+         isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
+}
+
+/// True if every constructor written for \p Field's class (copies and
+/// moves aside) stores into it, in its initializer list or among the
+/// top-level statements of its body: the default member initializer is
+/// then never the value the class's methods see (`torch::Device device =
+/// kCPU;` overwritten with the model's device).
+static bool everyConstructorStores(const FieldDecl *Field) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Class || !Class->hasDefinition())
+    return false;
+  bool Any = false;
+  for (const CXXConstructorDecl *Constructor : Class->ctors()) {
+    if (Constructor->isImplicit() || Constructor->isDeleted() ||
+        Constructor->isCopyOrMoveConstructor())
+      continue;
+    const FunctionDecl *Definition = nullptr;
+    if (!Constructor->hasBody(Definition))
+      return false; // defined in another file: not known here
+    const auto *Defined = cast<CXXConstructorDecl>(Definition);
+    bool Stores =
+        llvm::any_of(Defined->inits(), [&](const CXXCtorInitializer *Init) {
+          return Init->isWritten() && Init->getMember() == Field;
+        });
+    if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Defined->getBody()))
+      Stores |= llvm::any_of(Body->body(), [&](const Stmt *S) {
+        return storesIntoOwnField(S, Field);
+      });
+    if (!Stores)
+      return false;
+    Any = true;
+  }
+  return Any;
+}
+
 const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
   if (UserCode)
     return *UserCode;
@@ -1672,7 +1727,8 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
         if (Init->isWritten() && Init->getMember())
           Out.FieldWrites[Init->getMember()].push_back(Init->getInit());
     if (const auto *Field = dyn_cast<FieldDecl>(&D))
-      if (const Expr *Init = Field->getInClassInitializer())
+      if (const Expr *Init = Field->getInClassInitializer();
+          Init && !everyConstructorStores(Field))
         Out.FieldWrites[Field].push_back(Init);
     return WalkStep::Continue;
   };

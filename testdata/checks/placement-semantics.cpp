@@ -91,3 +91,38 @@ void tiedResults(const torch::Tensor &Scores, int Steps) {
     (void)HostBest.sum().item<float>();
   }
 }
+
+// A device member defaulted to the CPU that every constructor overwrites
+// with the model's device: the default is never what the methods see, and
+// the device is a run-time choice, not the host.
+struct Trainer {
+  explicit Trainer(const torch::Tensor &Weights) { Device = Weights.device(); }
+  void train(const torch::Tensor &Input, int Steps) {
+    for (int I = 0; I < Steps; ++I) {
+      auto Loss = Input.to(Device).sum();
+      Loss.backward();
+      (void)Loss.item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 101: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-5]]:5: note: loop starts here
+    }
+  }
+  torch::Device Device = torch::Device(torch::kCPU);
+};
+
+// A constructor that leaves the default: the member stays on the host.
+struct HostWorker {
+  HostWorker() {}
+  void run(const torch::Tensor &Input, int Steps) {
+    for (int I = 0; I < Steps; ++I) {
+      auto Loss = Input.to(Device).sum();
+      Loss.backward();
+      (void)Loss.item<float>();
+    }
+  }
+  torch::Device Device = torch::Device(torch::kCPU);
+};
+
+void useTrainers(const torch::Tensor &Input) {
+  Trainer(Input).train(Input, 100);
+  HostWorker().run(Input, 100);
+}
