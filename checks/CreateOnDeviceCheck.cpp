@@ -183,6 +183,47 @@ std::optional<Move> identifyMove(const CallExpr *Call,
   return M;
 }
 
+/// \p E without the conversions LibTorch's tensor() wraps its data in:
+/// implicit casts, temporaries, and one-argument constructions (an ArrayRef,
+/// an initializer_list, a TensorDataContainer holding one value or list).
+const Expr *unwrapTensorData(const Expr *E) {
+  while (true) {
+    E = E->IgnoreImplicit();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1)
+      E = Construct->getArg(0);
+    else if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+      E = List->getSubExpr();
+    else
+      return E;
+  }
+}
+
+/// The host scalars `torch::tensor(...)` is built from: a single arithmetic
+/// value or a braced list of them (`torch::tensor({t})`); empty for a
+/// container, an array or a tensor, whose contents may be new input.
+llvm::SmallVector<const Expr *, 4> hostScalarValues(const CallExpr *Upload) {
+  llvm::SmallVector<const Expr *, 4> Values;
+  if (Upload->getNumArgs() == 0)
+    return Values;
+  const Expr *Data = unwrapTensorData(Upload->getArg(0));
+  auto IsScalar = [](const Expr *E) {
+    return E->getType()->isArithmeticType();
+  };
+  if (const auto *List = dyn_cast<InitListExpr>(Data)) {
+    for (const Expr *Element : List->inits()) {
+      const Expr *Value = unwrapTensorData(Element);
+      if (!IsScalar(Value))
+        return {};
+      Values.push_back(Value);
+    }
+    return Values;
+  }
+  if (IsScalar(Data))
+    Values.push_back(Data);
+  return Values;
+}
+
 /// True if \p Function runs on every step of the program rather than once:
 /// a module's forward(), a function called in a loop here (directly or
 /// through a few callers defined here), or one the project index knows a
@@ -219,6 +260,14 @@ void CreateOnDeviceCheck::registerMatchers(MatchFinder *Finder) {
   walkOnlyUserCode(*Finder);
   // Template instantiations are analysed like other code, but fixed only
   // through their pattern, which is what the source spells.
+  // torch::tensor({t}, device): host values copied up as they are built.
+  Finder->addMatcher(
+      callExpr(unless(isExpansionInSystemHeader()),
+               callee(functionDecl(hasAnyName("::torch::tensor", "::at::tensor",
+                                              "::torch::scalar_tensor",
+                                              "::at::scalar_tensor"))))
+          .bind("upload"),
+      this);
   Finder->addMatcher(cxxMemberCallExpr(unless(isExpansionInSystemHeader()),
                                        anyOf(allOf(isInTemplateInstantiation(),
                                                    expr().bind("instantiated")),
@@ -241,6 +290,10 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analyses)
     Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
   DeviceInference &Devices = Analyses->devices();
+  if (const auto *Upload = Result.Nodes.getNodeAs<CallExpr>("upload")) {
+    checkScalarUpload(Upload, Ctx);
+    return;
+  }
 
   std::optional<Move> M = identifyMove(Call, Devices);
   if (!M)
@@ -408,6 +461,57 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
     diag(WarnLoc, "%0", DiagnosticIDs::Note) << Cost->text();
     recordCostNote(*Cost, getID(), WarnLoc, Ctx.getSourceManager());
+  }
+}
+
+void CreateOnDeviceCheck::checkScalarUpload(const CallExpr *Upload,
+                                            ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  DeviceInference &Devices = Analyses->devices();
+  llvm::SmallVector<const Expr *, 4> Values = hostScalarValues(Upload);
+  if (Values.empty())
+    return;
+  Placement Where = Devices.tensorPlacement(Upload).Where;
+  if (Where != Placement::Cuda && Where != Placement::MaybeCuda)
+    return;
+  ExecutionFrequency Frequency = analyzeFrequency(Upload, Ctx);
+  std::string FrequencyPhrase;
+  if (Frequency.inLoop()) {
+    if (Frequency.Guard != GuardKind::None || Frequency.isEpochLevel())
+      return;
+    FrequencyPhrase = " " + describeFrequency(Frequency, SM);
+  } else {
+    const FunctionDecl *Function = enclosingFunction(Upload, Ctx);
+    if (!runsEveryStep(Function, Devices, Facts.get(), Ctx) &&
+        !ReportOneTimeCreations)
+      return;
+    if (std::optional<std::string> Step = stepPhrase(Function, Facts.get()))
+      FrequencyPhrase = " " + *Step;
+  }
+  std::optional<TorchCall> Factory = identifyTorchCall(Upload);
+  SourceLocation WarnLoc = SM.getExpansionLoc(Upload->getExprLoc());
+  diag(WarnLoc, "tensor built from host values by '%0' is copied to "
+                "%select{the GPU|a device chosen at run time}1%2; fill it on "
+                "the device instead (torch::full with the value, or pass the "
+                "scalar to the operation that uses it)")
+      << (Factory ? Factory->Spelling : std::string("torch::tensor()"))
+      << (Where == Placement::Cuda ? 0 : 1) << FrequencyPhrase;
+  if (Frequency.inLoop())
+    diag(Frequency.Loops.front().Loop->getBeginLoc(), "%0 starts here",
+         DiagnosticIDs::Note)
+        << Frequency.Loops.front().Kind;
+  // A handful of bytes copied from pageable memory: the copy blocks the
+  // host, against a fill on the device.
+  uint64_t Bytes = 0;
+  for (const Expr *Value : Values)
+    Bytes += Ctx.getTypeSizeInChars(Value->getType()).getQuantity();
+  CostQuery Query{patterns::TorchFactoryThenToCuda,
+                  patterns::TorchFactoryOnDevice, Bytes, /*BlocksHost=*/true,
+                  &Frequency};
+  describeOverlap(Query, /*IsLibTorch=*/true);
+  if (std::optional<CostNote> Cost = Costs.note(Query, Ctx, *this)) {
+    diag(WarnLoc, "%0", DiagnosticIDs::Note) << Cost->text();
+    recordCostNote(*Cost, getID(), WarnLoc, SM);
   }
 }
 

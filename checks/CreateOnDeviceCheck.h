@@ -34,6 +34,8 @@ public:
   void onStartOfTranslationUnit() override;
 
 private:
+  /// `torch::tensor({t}, device)` on every step: host scalars copied up.
+  void checkScalarUpload(const CallExpr *Upload, ASTContext &Ctx);
   /// Whether fix-its are offered for random factories (randn, rand, ...),
   /// whose values then come from the GPU's generator instead of the CPU's.
   const bool FixRandomFactories;

@@ -131,6 +131,7 @@ public:
   bool is_pinned() const;
   Tensor detach() const;
   Tensor mean() const;
+  Tensor repeat(IntArrayRef Repeats) const;
   Tensor sum() const;
   Tensor pow(double E) const;
   Tensor add(const Tensor &Other) const;
@@ -250,8 +251,6 @@ inline at::Tensor arange(at::Scalar End, at::TensorOptions Options = {}) {
 inline at::Tensor empty(at::IntArrayRef Size, at::TensorOptions Options = {}) {
   return at::empty(Size, Options);
 }
-inline at::Tensor tensor(std::initializer_list<float> Values,
-                         at::TensorOptions Options = {});
 inline at::Tensor zeros_like(const at::Tensor &Like,
                              at::TensorOptions Options = {});
 namespace detail {
@@ -261,6 +260,13 @@ public:
   /* implicit */ TensorDataContainer(double Value);
   /* implicit */ TensorDataContainer(float Value);
   /* implicit */ TensorDataContainer(int64_t Value);
+  /* implicit */ TensorDataContainer(int Value);
+  /* implicit */ TensorDataContainer(
+      std::initializer_list<TensorDataContainer> Values);
+  /* implicit */ TensorDataContainer(const std::vector<int64_t> &Values);
+  /* implicit */ TensorDataContainer(const std::vector<float> &Values);
+  template <typename T>
+  /* implicit */ TensorDataContainer(const std::initializer_list<T> &Values);
 };
 } // namespace detail
 inline at::Tensor tensor(detail::TensorDataContainer Data,
