@@ -56,6 +56,27 @@ PlacementFact fact(Placement Where, const Stmt *Origin, std::string Reason) {
   return PlacementFact{Where, Origin, std::move(Reason)};
 }
 
+bool isDeviceSide(Placement P) {
+  return P == Placement::Cuda || P == Placement::MaybeCuda;
+}
+
+/// True if \p Value is an explicit placement change (`t.to(device)`,
+/// `t.cuda()`).
+bool isExplicitMove(const Expr *Value) {
+  const auto *Call =
+      Value ? dyn_cast<CallExpr>(ignoreTemporaries(Value)) : nullptr;
+  if (!Call)
+    return false;
+  if (std::optional<TorchCall> Torch = identifyTorchCall(Call))
+    return Torch->Op == TorchOp::To || Torch->Op == TorchOp::Cuda;
+  // Module::to(device), module->to(device).
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  return Method && Method->getIdentifier() &&
+         (Method->getName() == "to" || Method->getName() == "cuda") &&
+         isModuleType(Member->getImplicitObjectArgument()->getType());
+}
+
 /// Down to the value a tensor or device expression was built from: besides
 /// temporaries, copies and conversions, an explicit construction such as
 /// torch::Device(torch::kCUDA, 1) takes its device from its first argument.
@@ -1448,6 +1469,9 @@ std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
 
   std::optional<PlacementFact> Result;
   bool Any = false;
+  // `if (cuda) x = x.to(kCUDA);` after an input of unknown placement: on
+  // some paths the tensor is on the GPU, whatever it was before.
+  const Stmt *MovedToDevice = nullptr;
   auto Join = [&](std::optional<PlacementFact> Next) {
     if (!Next)
       return;
@@ -1467,7 +1491,10 @@ std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
   for (auto It = Defs.rbegin(); It != Defs.rend(); ++It) {
     if (!isBeforeInSource(It->At, Use, SM) || isWithin(Use, It->At, Ctx))
       continue;
-    Join(evaluateDefinition(*It, Kind));
+    std::optional<PlacementFact> Value = evaluateDefinition(*It, Kind);
+    if (Value && isDeviceSide(Value->Where) && isExplicitMove(It->Value))
+      MovedToDevice = Value->Origin ? Value->Origin : It->At;
+    Join(std::move(Value));
     if (!It->Accumulates && alwaysExecutesBefore(It->At, Use, Ctx)) {
       Dominated = true;
       break;
@@ -1493,6 +1520,10 @@ std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
       if (isBeforeInSource(Use, Def.At, SM) && isWithin(Def.At, Loop, Ctx))
         Join(evaluateDefinition(Def, Kind));
   }
+  if (Result && Result->Where == Placement::Unknown && MovedToDevice &&
+      (Kind == ValueKind::Tensor || Kind == ValueKind::Module))
+    Result = fact(Placement::MaybeCuda, MovedToDevice,
+                  "moved to a GPU on some paths");
   // No fact at all: every definition that reaches here is part of a cycle
   // being evaluated (X = X * s later in the loop) or says nothing yet; the
   // cycle adds no information, so it must not make the join unknown.

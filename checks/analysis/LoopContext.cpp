@@ -1102,6 +1102,63 @@ bool bodyReadsCounter(const Stmt *Loop) {
   const auto *Counter = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   return Counter && refersTo(For->getBody(), Counter);
 }
+
+/// True if each iteration of \p Loop works on other data, so that it is
+/// the program's work rather than a repetition to time: the body reads the
+/// counter or a range-for's element, or the loop walks a sequence by
+/// storing a call's result into what its condition tests
+/// (`while (batch) { ...; batch = loader.next(); }`).
+bool iterationsDiffer(const Stmt *Loop) {
+  if (bodyReadsCounter(Loop))
+    return true;
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getBody() &&
+           refersTo(Range->getBody(), Range->getLoopVariable());
+  const Expr *Condition = nullptr;
+  const Stmt *Body = nullptr;
+  if (const auto *While = dyn_cast<WhileStmt>(Loop)) {
+    Condition = While->getCond();
+    Body = While->getBody();
+  } else if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
+    Condition = Do->getCond();
+    Body = Do->getBody();
+  } else if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+    Condition = For->getCond();
+    Body = For->getBody();
+  }
+  if (!Condition || !Body)
+    return false;
+  llvm::SmallPtrSet<const VarDecl *, 4> Tested;
+  walkStmt(Condition, [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        Tested.insert(Var);
+    return WalkStep::Continue;
+  });
+  bool Walks = false;
+  walkStmt(Body, [&](const Stmt &S) {
+    const Expr *Target = nullptr, *Value = nullptr;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(&S);
+        Assign && Assign->getOpcode() == BO_Assign) {
+      Target = Assign->getLHS();
+      Value = Assign->getRHS();
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      Target = Op->getArg(0);
+      Value = Op->getArg(1);
+    }
+    const auto *Ref =
+        Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (Var && Tested.contains(Var) &&
+        isa<CallExpr>(Value->IgnoreImplicit()->IgnoreParenImpCasts())) {
+      Walks = true;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return Walks;
+}
 } // namespace
 
 bool namesResourceRelease(llvm::StringRef Name) {
@@ -1185,7 +1242,7 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
        ++After, ++Seen)
     TimedAfter |= callsTimer(*After);
   // A timed loop whose iterations differ is the algorithm being timed.
-  return TimedBefore && TimedAfter && !bodyReadsCounter(Loop)
+  return TimedBefore && TimedAfter && !iterationsDiffer(Loop)
              ? LoopRole::TimingHarness
              : LoopRole::Steady;
 }

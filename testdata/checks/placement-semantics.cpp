@@ -126,3 +126,16 @@ void useTrainers(const torch::Tensor &Input) {
   Trainer(Input).train(Input, 100);
   HostWorker().run(Input, 100);
 }
+
+// An input of unknown placement moved to the GPU when one is available: on
+// a GPU run it is there.
+void movedWhenAvailable(torch::Tensor Input, int Steps) {
+  if (torch::cuda::is_available())
+    Input = Input.to(torch::kCUDA);
+  for (int I = 0; I < Steps; ++I) {
+    auto Loss = Input.sum();
+    (void)Loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+  }
+}
