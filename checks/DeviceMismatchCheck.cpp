@@ -302,9 +302,11 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
   if (const auto *Index = Result.Nodes.getNodeAs<ArraySubscriptExpr>("index")) {
-    // &p[i] only computes an address.
-    const auto *Parent = dyn_cast_or_null<UnaryOperator>(
-        parentStmt(Index, Ctx));
+    // &p[i] and &(p[i]) only compute an address.
+    const Stmt *Outer = parentStmt(Index, Ctx);
+    while (isa_and_nonnull<ParenExpr>(Outer))
+      Outer = parentStmt(Outer, Ctx);
+    const auto *Parent = dyn_cast_or_null<UnaryOperator>(Outer);
     if (Parent && Parent->getOpcode() == UO_AddrOf)
       return;
     if (Index->getBase()->getType()->isPointerType())

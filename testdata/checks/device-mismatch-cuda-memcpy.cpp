@@ -68,6 +68,7 @@ void hostAccess(size_t N, float *Unknown) {
   // Address arithmetic, sizeof, host and managed memory: not reported.
   float *Third = &Dev[2];
   cudaMemcpy(Third, Host, sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(&(((float *)Dev)[4]), Host, sizeof(float), cudaMemcpyHostToDevice);
   size_t Bytes = sizeof(Dev[0]) + sizeof(*DevPair);
   Host[0] = *Unknown + Host[1];
   float *Managed;
