@@ -124,9 +124,17 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
   // i + n)}).to(device)`): upload the whole once and slice on the device.
   if (!Source)
     Source = slicedVariable(H.Subject);
+  // A global or static may be changed by any call in the loop, unless it
+  // is a constant (`const int zero = 0;` uploaded to reset a counter).
+  auto IsConstantValue = [](const VarDecl *Var) {
+    QualType Type = Var->getType();
+    return Type.isConstQualified() && !Type->isReferenceType() &&
+           !Type->isPointerType();
+  };
   if (!Source ||
       (!Source->hasLocalStorage() &&
-       !(Source->getType().isConstQualified() && Source->isLocalVarDecl())))
+       !(Source->getType().isConstQualified() && Source->isLocalVarDecl()) &&
+       !IsConstantValue(Source)))
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
   // Declared inside the loop: a fresh value on every iteration.

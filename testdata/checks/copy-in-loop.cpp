@@ -119,3 +119,18 @@ void resetFlags(bool *DeviceDone, int *DeviceCount, int Levels) {
     nextLevel(DeviceDone, DeviceCount);
   }
 }
+
+// A constant global uploaded on every iteration to reset a device counter;
+// a global that any call in the loop may change is not known to stay.
+const int Zero = 0;
+int Level = 0;
+void advance(int *Tail);
+void levels(int *Tail, int Steps) {
+  for (int S = 0; S < Steps; ++S) {
+    cudaMemcpy(Tail, &Zero, sizeof(int), cudaMemcpyHostToDevice);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 129, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    cudaMemcpy(Tail + 1, &Level, sizeof(int), cudaMemcpyHostToDevice);
+    advance(Tail);
+  }
+}
