@@ -464,6 +464,74 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
   return Do->getCond()->EvaluateAsBooleanCondition(Repeats, Ctx) && !Repeats;
 }
 
+/// True if \p Loop walks the parts of a model or pipeline: each iteration
+/// calls a method of the next element of a container (`for (auto *Layer :
+/// layers) x = Layer->forward(x);`, `for (i = layers.size() - 1; i >= 0;
+/// --i) layers[i]->backward(g);`). Its trips are the parts, not steps.
+bool walksContainerElements(const Stmt *Loop) {
+  const Stmt *Body = nullptr;
+  // What an element is: the range-for's variable, or the container the
+  // loop's bounds take the size of.
+  const VarDecl *Element = nullptr;
+  const ValueDecl *Container = nullptr;
+  auto DeclOf = [](const Expr *E) -> const ValueDecl * {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return Ref->getDecl();
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      return Member->getMemberDecl();
+    return nullptr;
+  };
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop)) {
+    Body = Range->getBody();
+    Element = Range->getLoopVariable();
+  } else if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+    Body = For->getBody();
+    auto FindSize = [&](const Stmt *S) {
+      if (!S)
+        return;
+      walkStmt(S, [&](const Stmt &Node) {
+        if (const auto *Call = dyn_cast<CXXMemberCallExpr>(&Node))
+          if (const CXXMethodDecl *Method = Call->getMethodDecl();
+              Method && Method->getIdentifier() && Method->getName() == "size")
+            if (const ValueDecl *D =
+                    DeclOf(Call->getImplicitObjectArgument())) {
+              Container = D;
+              return WalkStep::Stop;
+            }
+        return WalkStep::Continue;
+      });
+    };
+    FindSize(For->getCond());
+    if (!Container)
+      FindSize(For->getInit());
+  }
+  if (!Body || (!Element && !Container))
+    return false;
+  bool CallsElement = false;
+  walkStmt(Body, [&](const Stmt &Node) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(&Node);
+    if (!Call)
+      return WalkStep::Continue;
+    const Expr *Object =
+        Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    // layers[i]->f(): the subscript of the container.
+    if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Object);
+        Subscript && Subscript->getOperator() == OO_Subscript &&
+        Subscript->getNumArgs() > 0)
+      Object = Subscript->getArg(0);
+    else if (const auto *Array = dyn_cast<ArraySubscriptExpr>(Object))
+      Object = Array->getBase();
+    const ValueDecl *D = DeclOf(Object);
+    if (D && (D == Element || D == Container)) {
+      CallsElement = true;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return CallsElement;
+}
+
 /// True if \p Loop may queue device work: a kernel launch, a call into
 /// LibTorch or a CUDA library, or a call into user code. A loop of host
 /// arithmetic, conversions and standard library calls (converting read-back
@@ -776,7 +844,7 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
     if (!isLoopStmt(&S) || isNeverRepeated(&S, Ctx))
       return WalkStep::Continue;
     std::optional<uint64_t> Trips = constantTripCount(&S, Ctx);
-    if (Trips && *Trips <= Handful)
+    if ((Trips && *Trips <= Handful) || walksContainerElements(&S))
       return WalkStep::Continue;
     llvm::DenseSet<const FunctionDecl *> Visited;
     if (takesTrainingStep(&S, SM, Visited, 0) ||
