@@ -549,6 +549,20 @@ bool isTensorMetadataCall(const FunctionDecl *Callee) {
       .Default(false);
 }
 
+/// True for methods of c10's host containers (`sizes().begin()`, an
+/// optional's value()): they read host memory and queue nothing.
+bool isHostContainerMethod(const FunctionDecl *Callee) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+  if (!Class || !Class->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(Class->getName())
+      .Cases("ArrayRef", "OptionalArrayRef", "SmallVectorImpl", true)
+      .Cases("SmallVector", "SmallVectorTemplateCommon", "optional", true)
+      .Cases("basic_string_view", "SymInt", "Scalar", true)
+      .Default(false);
+}
+
 /// One question "does running this queue device work?", memoised per
 /// function, with what is known of functions defined elsewhere.
 struct DeviceWorkSearch {
@@ -594,6 +608,8 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
     // User code: what its body does, where it is visible.
     if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
       return functionQueuesDeviceWork(Callee, Search, 0);
+    if (isHostContainerMethod(Callee))
+      return false;
     for (const DeclContext *DC = Callee->getDeclContext(); DC;
          DC = DC->getParent())
       if (const auto *NS = dyn_cast<NamespaceDecl>(DC))

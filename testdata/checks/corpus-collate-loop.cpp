@@ -61,3 +61,23 @@ void recognise(std::vector<torch::Tensor> &Crops, std::vector<std::string> &Out)
     // CHECK-NOTES: :46:49: note: 'item<int>()' synchronizes with the GPU here
   }
 }
+
+// An inner loop that compares the shapes of a batch's images on the host
+// (LibTorch's size lists are host containers) queues no device work either.
+void sameShapes(const std::vector<torch::Tensor> &Images, torch::Device Gpu,
+                int BatchSize) {
+  for (size_t I = 0; I < Images.size(); I += BatchSize) {
+    bool Same = true;
+    auto First = Images[I].sizes();
+    for (size_t J = I; J < I + BatchSize; ++J) {
+      auto Current = Images[J].sizes();
+      for (const int64_t *D = Current.begin(), *F = First.begin();
+           D != Current.end(); ++D, ++F)
+        Same = Same && *D == *F;
+    }
+    auto Out = Images[I].to(Gpu).mean();
+    (void)Out.sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 69: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+  }
+}

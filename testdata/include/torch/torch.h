@@ -48,6 +48,8 @@ template <typename T> class ArrayRef {
 public:
   ArrayRef(std::initializer_list<T>);
   ArrayRef(const std::vector<T> &);
+  const T *begin() const;
+  const T *end() const;
 };
 using IntArrayRef = ArrayRef<int64_t>;
 } // namespace c10
@@ -132,6 +134,7 @@ public:
   Tensor detach() const;
   Tensor mean() const;
   Tensor repeat(IntArrayRef Repeats) const;
+  IntArrayRef sizes() const;
   Tensor sum() const;
   Tensor pow(double E) const;
   Tensor add(const Tensor &Other) const;
