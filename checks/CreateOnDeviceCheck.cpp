@@ -207,8 +207,23 @@ llvm::SmallVector<const Expr *, 4> hostScalarValues(const CallExpr *Upload) {
   if (Upload->getNumArgs() == 0)
     return Values;
   const Expr *Data = unwrapTensorData(Upload->getArg(0));
+  // Values computed from counters and settings (`{T}`, `{t * stride}`),
+  // not read from the data of the iteration (`{pose.tx, pose.ty}`, an
+  // element, a call's result): those are new input.
   auto IsScalar = [](const Expr *E) {
-    return E->getType()->isArithmeticType();
+    if (!E->getType()->isArithmeticType())
+      return false;
+    bool ReadsData = false;
+    walkStmt(E, [&](const Stmt &S) {
+      if (const auto *Member = dyn_cast<MemberExpr>(&S))
+        ReadsData = !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+      else if (isa<CallExpr, ArraySubscriptExpr>(S))
+        ReadsData = true;
+      else if (const auto *Unary = dyn_cast<UnaryOperator>(&S))
+        ReadsData = Unary->getOpcode() == UO_Deref;
+      return ReadsData ? WalkStep::Stop : WalkStep::Continue;
+    });
+    return !ReadsData;
   };
   if (const auto *List = dyn_cast<InitListExpr>(Data)) {
     for (const Expr *Element : List->inits()) {

@@ -26,14 +26,21 @@ torch::Tensor sample(torch::Tensor Z, int Steps, torch::Device Device) {
 }
 
 // Negatives: once before the loop; on the host; host data that may be new
-// input on each step (a container's contents); every N steps; filled on the
-// device already.
+// input on each step (a container's contents, the fields of this step's
+// sample); every N steps; filled on the device already.
+struct Pose {
+  float X, Y, Z;
+};
 torch::Tensor negatives(torch::Tensor Z, const std::vector<int64_t> &Tokens,
-                        int Steps) {
+                        const std::vector<Pose> &Poses, int Steps) {
   auto Once = torch::tensor({0.5f}, torch::TensorOptions().device(torch::kCUDA));
   for (int T = 0; T < Steps; ++T) {
     auto OnHost = torch::tensor({T});
     auto Ids = torch::tensor(Tokens, torch::TensorOptions().device(torch::kCUDA));
+    const Pose &View = Poses[T];
+    auto Translation = torch::tensor({View.X, View.Y, View.Z},
+                                     torch::TensorOptions().device(torch::kCUDA));
+    Z = Z + Translation;
     if (T % 100 == 0)
       Z = Z + torch::tensor({T}, torch::TensorOptions().device(torch::kCUDA));
     auto Filled = torch::ones({8}, torch::TensorOptions().device(torch::kCUDA));
