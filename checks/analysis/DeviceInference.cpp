@@ -34,6 +34,10 @@ llvm::StringRef placementName(Placement P) {
   llvm_unreachable("unknown placement");
 }
 
+static bool isDeviceSide(Placement P) {
+  return P == Placement::Cuda || P == Placement::MaybeCuda;
+}
+
 Placement joinPlacements(Placement A, Placement B) {
   if (A == B)
     return A;
@@ -41,11 +45,8 @@ Placement joinPlacements(Placement A, Placement B) {
     return Placement::Unknown;
   if (isHostPlacement(A) && isHostPlacement(B))
     return Placement::Cpu;
-  auto IsDeviceSide = [](Placement P) {
-    return P == Placement::Cuda || P == Placement::MaybeCuda;
-  };
-  if ((isHostPlacement(A) || IsDeviceSide(A)) &&
-      (isHostPlacement(B) || IsDeviceSide(B)))
+  if ((isHostPlacement(A) || isDeviceSide(A)) &&
+      (isHostPlacement(B) || isDeviceSide(B)))
     return Placement::MaybeCuda;
   return Placement::Unknown;
 }
@@ -54,10 +55,6 @@ namespace {
 
 PlacementFact fact(Placement Where, const Stmt *Origin, std::string Reason) {
   return PlacementFact{Where, Origin, std::move(Reason)};
-}
-
-bool isDeviceSide(Placement P) {
-  return P == Placement::Cuda || P == Placement::MaybeCuda;
 }
 
 /// True if \p Value is an explicit placement change (`t.to(device)`,

@@ -474,14 +474,6 @@ bool walksContainerElements(const Stmt *Loop) {
   // loop's bounds take the size of.
   const VarDecl *Element = nullptr;
   const ValueDecl *Container = nullptr;
-  auto DeclOf = [](const Expr *E) -> const ValueDecl * {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return Ref->getDecl();
-    if (const auto *Member = dyn_cast<MemberExpr>(E))
-      return Member->getMemberDecl();
-    return nullptr;
-  };
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop)) {
     Body = Range->getBody();
     Element = Range->getLoopVariable();
@@ -495,7 +487,7 @@ bool walksContainerElements(const Stmt *Loop) {
           if (const CXXMethodDecl *Method = Call->getMethodDecl();
               Method && Method->getIdentifier() && Method->getName() == "size")
             if (const ValueDecl *D =
-                    DeclOf(Call->getImplicitObjectArgument())) {
+                    namedDeclaration(Call->getImplicitObjectArgument())) {
               Container = D;
               return WalkStep::Stop;
             }
@@ -522,7 +514,7 @@ bool walksContainerElements(const Stmt *Loop) {
       Object = Subscript->getArg(0);
     else if (const auto *Array = dyn_cast<ArraySubscriptExpr>(Object))
       Object = Array->getBase();
-    const ValueDecl *D = DeclOf(Object);
+    const ValueDecl *D = namedDeclaration(Object);
     if (D && (D == Element || D == Container)) {
       CallsElement = true;
       return WalkStep::Stop;
@@ -596,7 +588,8 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
       }
     if (isa<CUDAKernelCallExpr>(Call) || !Callee)
       return true;
-    if (isa<CXXConversionDecl>(Callee) || isTensorMetadataCall(Callee))
+    if (isa<CXXConversionDecl>(Callee) || isTensorMetadataCall(Callee) ||
+        isHostContainerMethod(Callee))
       return false;
     // Rows copied one by one into a batch tensor (`batch[b] = data[idx]`):
     // views and assignments into them collate, they compute nothing.
@@ -608,8 +601,6 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
     // User code: what its body does, where it is visible.
     if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
       return functionQueuesDeviceWork(Callee, Search, 0);
-    if (isHostContainerMethod(Callee))
-      return false;
     for (const DeclContext *DC = Callee->getDeclContext(); DC;
          DC = DC->getParent())
       if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
@@ -1187,6 +1178,8 @@ bool bodyReadsCounter(const Stmt *Loop) {
   return Counter && refersTo(For->getBody(), Counter);
 }
 
+const Expr *loopCondition(const Stmt *Loop);
+
 /// True if each iteration of \p Loop works on other data, so that it is
 /// the program's work rather than a repetition to time: the body reads the
 /// counter or a range-for's element, or the loop walks a sequence by
@@ -1198,18 +1191,8 @@ bool iterationsDiffer(const Stmt *Loop) {
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
     return Range->getBody() &&
            refersTo(Range->getBody(), Range->getLoopVariable());
-  const Expr *Condition = nullptr;
-  const Stmt *Body = nullptr;
-  if (const auto *While = dyn_cast<WhileStmt>(Loop)) {
-    Condition = While->getCond();
-    Body = While->getBody();
-  } else if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
-    Condition = Do->getCond();
-    Body = Do->getBody();
-  } else if (const auto *For = dyn_cast<ForStmt>(Loop)) {
-    Condition = For->getCond();
-    Body = For->getBody();
-  }
+  const Expr *Condition = loopCondition(Loop);
+  const Stmt *Body = loopBody(Loop);
   if (!Condition || !Body)
     return false;
   llvm::SmallPtrSet<const VarDecl *, 4> Tested;
