@@ -11,6 +11,7 @@
 #include "XferTidyRunner.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
 #include <algorithm>
@@ -45,6 +46,12 @@ std::string join(const std::vector<std::string> &Lines) {
   return Out.empty() ? "  (none)\n" : Out;
 }
 
+std::string readFile(llvm::StringRef Path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : std::string();
+}
+
 class AnnotatedChecksTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
@@ -73,20 +80,25 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
         "CostModel", XFER_TESTDATA_DIR "/cost-models/" + Source->CostModel);
   RunResult Result = runChecks(Database, {Source->Path}, Options);
 
-  PositionResolver Resolver;
-  std::vector<std::string> ActualWarnings, ActualNotes;
-  for (const Finding &F : toFindings(Result.Diagnostics, Resolver)) {
-    ActualWarnings.push_back(
-        render(F.Where,
-               F.Severity == Finding::Level::Error ? "error" : "warning",
-               F.Message + " [" + F.CheckName + "]"));
-    for (const FindingNote &Note : F.Notes)
-      ActualNotes.push_back(render(Note.Where, "note", Note.Message));
-  }
+  // Warnings and notes as the annotations write them, sorted.
+  auto Rendered = [](const RunResult &Run) {
+    PositionResolver Resolver;
+    std::pair<std::vector<std::string>, std::vector<std::string>> Lines;
+    for (const Finding &F : toFindings(Run.Diagnostics, Resolver)) {
+      Lines.first.push_back(render(
+          F.Where, F.Severity == Finding::Level::Error ? "error" : "warning",
+          F.Message + " [" + F.CheckName + "]"));
+      for (const FindingNote &Note : F.Notes)
+        Lines.second.push_back(render(Note.Where, "note", Note.Message));
+    }
+    std::sort(Lines.first.begin(), Lines.first.end());
+    std::sort(Lines.second.begin(), Lines.second.end());
+    return Lines;
+  };
+  auto [ActualWarnings, ActualNotes] = Rendered(Result);
   std::vector<std::string> ExpectedWarnings = Source->ExpectedWarnings;
   std::vector<std::string> ExpectedNotes = Source->ExpectedNotes;
-  for (auto *List : {&ActualWarnings, &ExpectedWarnings, &ActualNotes,
-                     &ExpectedNotes})
+  for (auto *List : {&ExpectedWarnings, &ExpectedNotes})
     std::sort(List->begin(), List->end());
 
   EXPECT_EQ(ExpectedWarnings, ActualWarnings)
@@ -98,6 +110,28 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
                                           << join(ExpectedNotes)
                                           << "actual notes:\n"
                                           << join(ActualNotes);
+
+  // The same file edited below its includes, parsed with its preamble
+  // stored in the cache: first when the preamble is built, then when it is
+  // read back. Every diagnostic and note is the same as without it.
+  llvm::SmallString<128> Cache;
+  ASSERT_FALSE(
+      llvm::sys::fs::createUniqueDirectory("xfer-preamble-test", Cache));
+  Options.CacheDirectory = Cache.str().str();
+  Options.Preambles = RunOptions::PreamblePolicy::Always;
+  std::string Contents = readFile(Source->Path);
+  for (bool Stored : {false, true}) {
+    std::string Edit = Stored ? "\n// edited again\n" : "\n// edited\n";
+    Options.VirtualFiles = {{Source->Path, Contents + Edit}};
+    RunResult Edited = runChecks(Database, {Source->Path}, Options);
+    EXPECT_EQ(0u, Edited.CacheHits);
+    EXPECT_EQ(Stored ? 0u : 1u, Edited.PreamblesBuilt) << "stored: " << Stored;
+    EXPECT_EQ(Stored ? 1u : 0u, Edited.PreamblesReused) << "stored: " << Stored;
+    auto [Warnings, Notes] = Rendered(Edited);
+    EXPECT_EQ(ActualWarnings, Warnings) << "preamble stored: " << Stored;
+    EXPECT_EQ(ActualNotes, Notes) << "preamble stored: " << Stored;
+  }
+  llvm::sys::fs::remove_directories(Cache);
 }
 
 std::string testName(const ::testing::TestParamInfo<std::string> &Info) {

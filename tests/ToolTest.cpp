@@ -2329,14 +2329,15 @@ protected:
     return run(Tool, Args);
   }
 
-  /// The cache's entries (not its CACHEDIR.TAG).
+  /// The cache's result entries (not its CACHEDIR.TAG, nor the preambles).
   std::vector<std::string> entries() {
     std::vector<std::string> Found;
     std::error_code EC;
     for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
          It != End && !EC; It.increment(EC))
       if (It->type() == llvm::sys::fs::file_type::regular_file &&
-          llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG")
+          llvm::sys::path::filename(It->path()) != "CACHEDIR.TAG" &&
+          !llvm::StringRef(It->path()).starts_with(Cache + "/preambles/"))
         Found.push_back(It->path());
     return Found;
   }
@@ -2377,6 +2378,64 @@ TEST_F(CacheTest, SecondRunIsACacheHitWithTheSameReport) {
     EXPECT_EQ(Fresh.Status, Cached.Status) << Format;
     EXPECT_EQ(Fresh.Out, Cached.Out) << Format;
   }
+}
+
+// A file edited below its includes (the pre-commit case): its second
+// analysis stores the parse of its includes, the next ones read it back,
+// with the report of a run without any cache. A header it read changes:
+// neither the result nor the preamble is used.
+TEST_F(CacheTest, EditedFileIsParsedWithItsStoredPreamble) {
+  write("steps.h", CountedHeader);
+  std::string File = write("hazard.cpp", CountedSource);
+  auto Plain = [&] {
+    return run(Tool, {"--no-cache", File, "--", "-std=c++17", "-isystem",
+                      StubInclude});
+  };
+  RunOutcome First = analyse({File});
+  EXPECT_NE(std::string::npos, First.Err.find("1 finding in 1 file\n"))
+      << First.Err;
+  EXPECT_TRUE(llvm::sys::fs::is_directory(Cache + "/preambles"));
+
+  write("hazard.cpp", std::string(CountedSource) + "// edited\n");
+  RunOutcome Built = analyse({File});
+  EXPECT_NE(std::string::npos,
+            Built.Err.find("1 finding in 1 file (1 preamble stored)"))
+      << Built.Err;
+  EXPECT_EQ(Plain().Out, Built.Out);
+
+  write("hazard.cpp", std::string(CountedSource) + "// edited again\n");
+  RunOutcome Reused = analyse({File});
+  EXPECT_NE(std::string::npos,
+            Reused.Err.find("1 finding in 1 file (1 parsed with a stored "
+                            "preamble)"))
+      << Reused.Err;
+  RunOutcome Fresh = Plain();
+  EXPECT_EQ(Fresh.Out, Reused.Out);
+  EXPECT_EQ(Fresh.Status, Reused.Status);
+  EXPECT_NE(std::string::npos, Reused.Out.find("on each of 10 iterations"));
+  EXPECT_TRUE(fromCache(analyse({File})));
+
+  // A damaged stored header is built again, never read.
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Cache + "/preambles", EC), End;
+       It != End && !EC; It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".pch")) {
+      llvm::raw_fd_ostream OS(It->path(), EC);
+      OS << "not a precompiled header";
+    }
+  write("hazard.cpp", std::string(CountedSource) + "// edited once more\n");
+  RunOutcome Damaged = analyse({File});
+  EXPECT_NE(std::string::npos, Damaged.Err.find("(1 preamble stored)"))
+      << Damaged.Err;
+  EXPECT_EQ(Fresh.Out, Damaged.Out);
+
+  write("steps.h", "#define STEPS 20\n");
+  RunOutcome Changed = analyse({File});
+  EXPECT_FALSE(fromCache(Changed)) << Changed.Err;
+  EXPECT_NE(std::string::npos, Changed.Err.find("(1 preamble stored)"))
+      << Changed.Err;
+  EXPECT_NE(std::string::npos, Changed.Out.find("on each of 20 iterations"))
+      << Changed.Out;
 }
 
 // A header the unit includes changes: the entry is not used.

@@ -542,6 +542,23 @@ std::vector<std::string> changedFiles(const xfer::LineFilter &Changed,
   return Files;
 }
 
+/// What the summary line says of work saved: " (2 from the cache, 1 parsed
+/// with a stored preamble)", or nothing.
+std::string reuseSummary(const xfer::RunResult &Result) {
+  std::vector<std::string> Parts;
+  if (Result.CacheHits)
+    Parts.push_back(formatv("{0} from the cache", Result.CacheHits).str());
+  if (Result.PreamblesReused)
+    Parts.push_back(
+        formatv("{0} parsed with a stored preamble", Result.PreamblesReused)
+            .str());
+  if (Result.PreamblesBuilt)
+    Parts.push_back(formatv("{0} preamble{1} stored", Result.PreamblesBuilt,
+                            Result.PreamblesBuilt == 1 ? "" : "s")
+                        .str());
+  return Parts.empty() ? "" : " (" + llvm::join(Parts, ", ") + ")";
+}
+
 /// The file whose configuration --list-checks shows, as clang-tidy: the
 /// first source, or a file in the current directory.
 std::string configurationProbe() {
@@ -1272,10 +1289,7 @@ int main(int argc, const char **argv) {
                    ? ""
                    : ", recorded in " + WriteBaselineFile.getValue())
            << (Fix ? formatv(", {0} fixes applied", Applied).str() : "")
-           << (Result.CacheHits
-                   ? formatv(" ({0} from the cache)", Result.CacheHits).str()
-                   : "")
-           << '\n';
+           << reuseSummary(Result) << '\n';
   if (HadErrors)
     return InputError;
   if (!WriteBaselineFile.empty())

@@ -5,6 +5,7 @@
 #include "CudaCompilation.h"
 #include "CudaLaunchSpelling.h"
 #include "Findings.h"
+#include "PreambleCache.h"
 #include "ResultCache.h"
 #include "analysis/ProjectFacts.h"
 #include "analysis/UserCodeTraversal.h"
@@ -48,6 +49,20 @@ static int LLVM_ATTRIBUTE_UNUSED XferTidyModuleAnchorDestination =
 namespace xfer {
 namespace {
 
+/// Whether the checks never look into the body of \p D: a function that only
+/// runs on the device, or one in a system header.
+bool checksNeverReadBodyOf(Decl *D) {
+  const FunctionDecl *FD = D->getAsFunction();
+  if (!FD)
+    return false;
+  bool OnDevice =
+      FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAGlobalAttr>();
+  if (OnDevice && !FD->hasAttr<CUDAHostAttr>())
+    return true;
+  const SourceManager &SM = D->getASTContext().getSourceManager();
+  return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+}
+
 /// Forwards to clang-tidy's consumer but lets the parser skip the bodies of
 /// functions the checks never look into: those that only run on the device,
 /// and those in system headers (LibTorch's and the C++ library's inline
@@ -67,15 +82,7 @@ public:
   }
 
   bool shouldSkipFunctionBody(Decl *D) override {
-    const FunctionDecl *FD = D->getAsFunction();
-    if (!FD)
-      return false;
-    bool OnDevice = FD->hasAttr<CUDADeviceAttr>() ||
-                    FD->hasAttr<CUDAGlobalAttr>();
-    if (OnDevice && !FD->hasAttr<CUDAHostAttr>())
-      return true;
-    const SourceManager &SM = D->getASTContext().getSourceManager();
-    return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+    return checksNeverReadBodyOf(D);
   }
 
   /// The matchers then walk only the user's top-level declarations, not the
@@ -144,7 +151,7 @@ public:
   XferTidyActionFactory(ClangTidyContext &Context,
                         IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS,
                         bool SkipBodies)
-      : ConsumerFactory(Context, std::move(FS)),
+      : ConsumerFactory(Context, FS), FS(std::move(FS)),
         SkipBodies(SkipBodies) {}
 
   std::unique_ptr<FrontendAction> create() override {
@@ -154,6 +161,16 @@ public:
 
   /// Where the actions record the files their parses read; null: nowhere.
   void recordFilesRead(FileHashes *Into) { FilesRead = Into; }
+
+  /// Parse with a stored preamble (see PreambleCache.h) where there is one,
+  /// and keep one for a file analysed again.
+  void usePreambles(std::string CacheDirectory, bool BuildAtFirstAnalysis) {
+    Preambles.emplace(
+        std::move(CacheDirectory),
+        [this](Decl *D) { return SkipBodies && checksNeverReadBodyOf(D); },
+        BuildAtFirstAnalysis);
+  }
+  PreambleUse preambleUse() const { return LastPreambleUse; }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
                      FileManager *Files,
@@ -170,6 +187,14 @@ public:
     // on; BodySkippingConsumer then keeps every body of user host code.
     if (SkipBodies)
       Invocation->getFrontendOpts().SkipFunctionBodies = true;
+    if (Preambles) {
+      FileHashes PreambleFiles;
+      LastPreambleUse =
+          Preambles->prepare(*Invocation, Files->getVirtualFileSystem(), *FS,
+                             PCHContainerOps, PreambleFiles);
+      if (FilesRead)
+        FilesRead->insert(PreambleFiles.begin(), PreambleFiles.end());
+    }
     return FrontendActionFactory::runInvocation(
         std::move(Invocation), Files, std::move(PCHContainerOps),
         DiagConsumer);
@@ -181,8 +206,11 @@ public:
 
 private:
   ClangTidyASTConsumerFactory ConsumerFactory;
+  IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS;
   bool SkipBodies;
   FileHashes *FilesRead = nullptr;
+  std::optional<PreambleCache> Preambles;
+  PreambleUse LastPreambleUse = PreambleUse::None;
 };
 
 /// The commands of one file, already adjusted: clang-tidy's tool runs them
@@ -525,6 +553,10 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
         return std::move(*Hit);
       }
       Factory.recordFilesRead(&FilesRead);
+      if (Options.Preambles != RunOptions::PreamblePolicy::Never)
+        Factory.usePreambles(Options.CacheDirectory,
+                             Options.Preambles ==
+                                 RunOptions::PreamblePolicy::Always);
     }
   }
 
@@ -549,6 +581,8 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
     Tool.run(&Factory);
   }
   Result.Diagnostics = DiagConsumer.take();
+  Result.PreamblesBuilt = Factory.preambleUse() == PreambleUse::Built;
+  Result.PreamblesReused = Factory.preambleUse() == PreambleUse::Reused;
   for (ClangTidyError &Error : Result.Diagnostics)
     makePathsAbsolute(Error);
   if (!UnitFacts.empty()) {
@@ -701,6 +735,8 @@ RunResult runFileInWorker(const tooling::CompilationDatabase &Database,
       if (std::optional<StringRef> Message = Failure.getAsString())
         Result.FailedFiles.push_back(Message->str());
   Result.CacheHits = Root->getInteger("cacheHits").value_or(0);
+  Result.PreamblesBuilt = Root->getInteger("preamblesBuilt").value_or(0);
+  Result.PreamblesReused = Root->getInteger("preamblesReused").value_or(0);
   Result.UnitsWithErrors = unitErrors(File, Result.Diagnostics);
   return Result;
 }
@@ -731,11 +767,13 @@ llvm::Error writeWorkerResult(StringRef Path, const RunResult &Result) {
     Checks.push_back(Check);
   for (const std::string &Failure : Result.FailedFiles)
     Failed.push_back(Failure);
-  llvm::json::Value Handed =
-      llvm::json::Object{{"result", resultToJson(Result)},
-                         {"enabledChecks", std::move(Checks)},
-                         {"failedFiles", std::move(Failed)},
-                         {"cacheHits", static_cast<int64_t>(Result.CacheHits)}};
+  llvm::json::Value Handed = llvm::json::Object{
+      {"result", resultToJson(Result)},
+      {"enabledChecks", std::move(Checks)},
+      {"failedFiles", std::move(Failed)},
+      {"cacheHits", static_cast<int64_t>(Result.CacheHits)},
+      {"preamblesBuilt", static_cast<int64_t>(Result.PreamblesBuilt)},
+      {"preamblesReused", static_cast<int64_t>(Result.PreamblesReused)}};
   return llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
     OS << Handed;
     return llvm::Error::success();
@@ -866,6 +904,8 @@ RunResult runChecks(const tooling::CompilationDatabase &Database,
       Merged.EnabledChecks = std::move(Part.EnabledChecks);
     Merged.CostNotes.merge(std::move(Part.CostNotes));
     Merged.CacheHits += Part.CacheHits;
+    Merged.PreamblesBuilt += Part.PreamblesBuilt;
+    Merged.PreamblesReused += Part.PreamblesReused;
   }
   return Merged;
 }

@@ -64,6 +64,14 @@ struct RunOptions {
   /// Where translation units' results are kept between runs (see
   /// ResultCache.h); empty: no cache.
   std::string CacheDirectory;
+  /// With a cache: when a translation unit's preamble is stored and parsed
+  /// from the cache (see PreambleCache.h).
+  enum class PreamblePolicy {
+    Never,
+    WhenAnalysedAgain, ///< built at a file's second analysis, then reused
+    Always             ///< built at its first analysis already
+  };
+  PreamblePolicy Preambles = PreamblePolicy::WhenAnalysedAgain;
   /// The first pass (writeProjectIndex): each unit's facts are written to a
   /// subdirectory of this one by the xferindex-project-facts check.
   std::string FactsDirectory;
@@ -98,6 +106,10 @@ struct RunResult {
   clang::tidy::xfer::CostNoteTable CostNotes;
   /// Translation units whose result came from the cache.
   unsigned CacheHits = 0;
+  /// Translation units parsed with a preamble built in this run, and with
+  /// one read from the cache (see PreambleCache.h).
+  unsigned PreamblesBuilt = 0;
+  unsigned PreamblesReused = 0;
   /// The first pass: the files of facts written for the unit (name,
   /// contents), kept in the cache with its result.
   std::vector<std::pair<std::string, std::string>> Facts;

@@ -90,19 +90,40 @@ CudaEvidence findCudaEvidence(ASTContext &Ctx) {
     return {true, SourceLocation(), "is compiled as CUDA"};
 
   const SourceManager &SM = Ctx.getSourceManager();
-  for (unsigned I = 0, E = SM.local_sloc_entry_size(); I != E; ++I) {
-    const SrcMgr::SLocEntry &Entry = SM.getLocalSLocEntry(I);
+  auto IncludesCudaHeader =
+      [&](const SrcMgr::SLocEntry &Entry) -> std::optional<CudaEvidence> {
     if (!Entry.isFile())
-      continue;
+      return std::nullopt;
     const SrcMgr::FileInfo &File = Entry.getFile();
     SourceLocation IncludedFrom = File.getIncludeLoc();
     if (IncludedFrom.isInvalid() || SM.isInSystemHeader(IncludedFrom))
-      continue;
+      return std::nullopt;
     if (OptionalFileEntryRef Ref = File.getContentCache().OrigEntry)
       if (isCudaHeaderName(Ref->getName()))
-        return {true, IncludedFrom,
-                "includes " + llvm::sys::path::filename(Ref->getName()).str()};
+        return CudaEvidence{
+            true, IncludedFrom,
+            "includes " + llvm::sys::path::filename(Ref->getName()).str()};
+    return std::nullopt;
+  };
+  // Files included by a precompiled preamble are loaded entries, not in
+  // include order, and come before every local one: the first include of
+  // all, as without a preamble.
+  std::optional<CudaEvidence> First;
+  for (unsigned I = 0, E = SM.loaded_sloc_entry_size(); I != E; ++I) {
+    bool Invalid = false;
+    const SrcMgr::SLocEntry &Entry = SM.getLoadedSLocEntry(I, &Invalid);
+    if (Invalid)
+      continue;
+    if (std::optional<CudaEvidence> Found = IncludesCudaHeader(Entry))
+      if (!First || SM.isBeforeInTranslationUnit(Found->Where, First->Where))
+        First = std::move(Found);
   }
+  if (First)
+    return *First;
+  for (unsigned I = 0, E = SM.local_sloc_entry_size(); I != E; ++I)
+    if (std::optional<CudaEvidence> Found =
+            IncludesCudaHeader(SM.getLocalSLocEntry(I)))
+      return *Found;
 
   CudaEvidence Result;
   walkDecl(
