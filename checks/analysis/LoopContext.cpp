@@ -1180,11 +1180,72 @@ bool bodyReadsCounter(const Stmt *Loop) {
 
 const Expr *loopCondition(const Stmt *Loop);
 
+/// True if an iteration of \p Loop reads a value the previous one stored:
+/// a variable declared outside the body that the body assigns (`=`) and
+/// reads before assigning it (ping-pong buffers swapped, the previous
+/// residual kept), or that the body increments and also reads. A repetition
+/// to time keeps at most counters, totals and status codes.
+bool carriesValuesAcrossIterations(const Stmt *Body) {
+  llvm::SmallPtrSet<const VarDecl *, 8> Inside, Read, Assigned, Carried,
+      Incremented, ReadBesidesIncrement;
+  walkStmt(Body, [&](const Stmt &S) {
+    if (const auto *Declared = dyn_cast<DeclStmt>(&S))
+      for (const Decl *D : Declared->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Inside.insert(Var);
+    return WalkStep::Continue;
+  });
+  auto VariableOf = [&](const Expr *E) -> const VarDecl * {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return Var && !Inside.contains(Var) ? Var : nullptr;
+  };
+  // In evaluation order: an assignment's value before its target.
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S)) {
+      const VarDecl *Target = VariableOf(Assign->getLHS());
+      if (Target && Assign->getOpcode() == BO_Assign) {
+        Visit(Assign->getRHS());
+        if (Read.contains(Target) && !Assigned.contains(Target))
+          Carried.insert(Target);
+        Assigned.insert(Target);
+        return;
+      }
+      if (Target && Assign->isCompoundAssignmentOp()) {
+        Visit(Assign->getRHS()); // a running total
+        return;
+      }
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S);
+        Unary && Unary->isIncrementDecrementOp()) {
+      if (const VarDecl *Counter = VariableOf(Unary->getSubExpr())) {
+        Incremented.insert(Counter);
+        return;
+      }
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const VarDecl *Var = VariableOf(Ref)) {
+        Read.insert(Var);
+        ReadBesidesIncrement.insert(Var);
+      }
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Body);
+  if (!Carried.empty())
+    return true;
+  return llvm::any_of(Incremented, [&](const VarDecl *Counter) {
+    return ReadBesidesIncrement.contains(Counter);
+  });
+}
+
 /// True if each iteration of \p Loop works on other data, so that it is
 /// the program's work rather than a repetition to time: the body reads the
-/// counter or a range-for's element, or the loop walks a sequence by
-/// storing a call's result into what its condition tests
-/// (`while (batch) { ...; batch = loader.next(); }`).
+/// counter or a range-for's element, carries values from one iteration to
+/// the next, or the loop walks a sequence by storing a call's result into
+/// what its condition tests (`while (batch) { ...; batch = loader.next(); }`).
 bool iterationsDiffer(const Stmt *Loop) {
   if (bodyReadsCounter(Loop))
     return true;
@@ -1195,6 +1256,8 @@ bool iterationsDiffer(const Stmt *Loop) {
   const Stmt *Body = loopBody(Loop);
   if (!Condition || !Body)
     return false;
+  if (carriesValuesAcrossIterations(Body))
+    return true;
   llvm::SmallPtrSet<const VarDecl *, 4> Tested;
   walkStmt(Condition, [&](const Stmt &S) {
     if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
