@@ -1128,6 +1128,66 @@ bool translationUnitTrains(ASTContext &Ctx) {
 /// True if \p Loop is an evaluation pass: it takes no training step, and
 /// the loop that encloses it (or, outside loops, its function) takes one
 /// elsewhere in its body.
+namespace {
+
+/// Whether \p Name says it counts or holds a held-out set: a word of it
+/// (split at '_' and case changes) is test, eval, valid, val, validation.
+bool namesHeldOutSet(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words(1);
+  for (size_t I = 0; I < Name.size(); ++I) {
+    if (Name[I] == '_' ||
+        (I > 0 && llvm::isUpper(Name[I]) && llvm::isLower(Name[I - 1]))) {
+      Words.emplace_back();
+      if (Name[I] == '_')
+        continue;
+    }
+    Words.back() += llvm::toLower(Name[I]);
+  }
+  return llvm::any_of(Words, [](const std::string &Word) {
+    return llvm::is_contained(
+        {"test", "tests", "eval", "evaluation", "valid", "validation", "val"},
+        llvm::StringRef(Word));
+  });
+}
+
+/// A raw CUDA trainer's test pass: a loop, in no other loop, whose
+/// condition counts a test or validation set, after a loop of the same
+/// function that queues device work (the training). It runs once.
+bool isTestPassAfterTraining(const Stmt *Loop, const FunctionDecl *Function,
+                             ASTContext &Ctx) {
+  const Expr *Condition = nullptr;
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    Condition = For->getCond();
+  else if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    Condition = While->getCond();
+  if (!Condition || !Function || !Function->getBody())
+    return false;
+  bool CountsHeldOut = false;
+  walkStmt(Condition, [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      CountsHeldOut |= namesHeldOutSet(Ref->getDecl()->getName());
+    return CountsHeldOut ? WalkStep::Stop : WalkStep::Continue;
+  });
+  if (!CountsHeldOut)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool TrainsBefore = false;
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    if (&S == Loop)
+      return WalkStep::Stop;
+    if (isLoopStmt(&S) &&
+        SM.isBeforeInTranslationUnit(S.getEndLoc(), Loop->getBeginLoc()) &&
+        queuesDeviceWork(&S, Ctx, UnseenFunctions{nullptr})) {
+      TrainsBefore = true;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return TrainsBefore;
+}
+
+} // namespace
+
 bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   const Stmt *Outer = nullptr;
@@ -1138,6 +1198,8 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   // Outside any loop: a final test pass after the training loop of the same
   // function runs once.
   const FunctionDecl *Function = enclosingFunction(Loop, Ctx);
+  if (!Outer && isTestPassAfterTraining(Loop, Function, Ctx))
+    return true;
   if (!Outer && Function)
     Outer = Function->getBody();
   if (!Outer)
