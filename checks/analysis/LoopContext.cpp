@@ -1580,12 +1580,22 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
   walkStmt(
       Body,
       [&](const Stmt &S) {
+        const Expr *Target = nullptr, *Value = nullptr;
         if (const auto *Op = dyn_cast<BinaryOperator>(&S);
-            Op && Op->isAssignmentOp())
+            Op && Op->isAssignmentOp()) {
+          Target = Op->getLHS();
+          Value = Op->getRHS();
+        } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(&S);
+                   Call && Call->isAssignmentOp() && Call->getNumArgs() == 2) {
+          // A class's assignment: `Word = vocabulary.word(Next)`.
+          Target = Call->getArg(0);
+          Value = Call->getArg(1);
+        }
+        if (Target)
           if (const auto *Ref =
-                  dyn_cast<DeclRefExpr>(Op->getLHS()->IgnoreParenImpCasts()))
+                  dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
             if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-              Assignments.emplace_back(Var, Op->getRHS());
+              Assignments.emplace_back(Var, Value);
         return WalkStep::Continue;
       },
       [&](const Decl &D) {

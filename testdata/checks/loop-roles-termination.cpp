@@ -114,3 +114,17 @@ void waitThenRead(int *DeviceDone, float *Grid, int Levels) {
       break;
   }
 }
+
+// Greedy decoding: each step's token is read back to look up its word, and
+// the end-of-sentence word ends the loop: the read-back decides the exit
+// through the string the loop's condition compares.
+std::string wordOf(int64_t Id);
+void greedyDecode(torch::Tensor Ids, int MaxLen) {
+  std::string Word;
+  torch::Tensor OnDevice = Ids.to(torch::kCUDA);
+  for (int I = 0; I < MaxLen && Word != "</s>"; ++I) {
+    torch::Tensor Logits = OnDevice * 2;
+    int64_t Next = Logits[I].item<int64_t>();
+    Word = wordOf(Next);
+  }
+}
