@@ -1409,10 +1409,42 @@ bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
   return queuesDeviceWork(Body, Search, 0);
 }
 
+namespace {
+
+/// True if \p Loop's condition reads the next line or field of text input
+/// (`std::getline(file, line)`, `in >> value`, `fgets`, `fscanf`, `scanf`):
+/// a loop that parses what the program will work on.
+bool readsTextInput(const Stmt *Loop) {
+  const Expr *Condition = loopCondition(Loop);
+  if (!Condition)
+    return false;
+  bool Reads = false;
+  walkStmt(Condition, [&](const Stmt &S) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+        Op && Op->getOperator() == OO_GreaterGreater && Op->getNumArgs() == 2)
+      if (const CXXRecordDecl *Stream =
+              Op->getArg(0)->getType()->getAsCXXRecordDecl())
+        Reads |= Stream->getName().contains("istream");
+    if (const auto *Call = dyn_cast<CallExpr>(&S))
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && Callee->getIdentifier())
+        Reads |= llvm::is_contained(
+            {"getline", "fgets", "fscanf", "scanf", "sscanf", "getdelim"},
+            Callee->getName());
+    return Reads ? WalkStep::Stop : WalkStep::Continue;
+  });
+  return Reads;
+}
+
+} // namespace
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
                       const ProjectFacts *Facts) {
   const SourceManager &SM = Ctx.getSourceManager();
   if (!queuesDeviceWork(Loop, Ctx, UnseenFunctions{Facts}))
+    return LoopRole::SetupOrTeardown;
+  // Loading: each iteration parses the next record of a text input.
+  if (readsTextInput(Loop))
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;

@@ -80,7 +80,8 @@ struct ExecutionFrequency {
 enum class LoopRole {
   Steady,          // queues device work on every iteration: costs add up
   SetupOrTeardown, // queues no device work (allocating or freeing per
-                   // element, copying inputs in): one-time costs
+                   // element, copying inputs in), or parses text input
+                   // record by record (loading): one-time costs
   TimingHarness,   // between two clock readings: repeats work to time it
   Evaluation,      // a pass over evaluation data beside the training loop
                    // of the same epoch: periodic evaluation, run once per

@@ -1,0 +1,49 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// A loop that reads its input line by line (a data file parsed at load
+// time) loads what the program will work on: what it uploads and waits for
+// per line is a one-time cost. A loop inside it that queues device work on
+// every iteration is still a step loop, and so is a loop that reads binary
+// records, frames or batches.
+#include <torch/torch.h>
+#include <istream>
+#include <string>
+
+torch::Tensor buildGraph(torch::Tensor Positions) {
+  return Positions.masked_select(Positions > 0);
+}
+
+void loadStructures(std::istream &File, std::vector<torch::Tensor> &Graphs,
+                    float *Parsed) {
+  std::string Line;
+  while (std::getline(File, Line)) {
+    torch::Tensor Positions = torch::from_blob(Parsed, {16}).to(torch::kCUDA);
+    Graphs.push_back(buildGraph(Positions));
+  }
+}
+
+void refineEach(std::istream &File, std::vector<torch::Tensor> &Graphs,
+                float *Parsed, int Refinements) {
+  std::string Line;
+  while (std::getline(File, Line)) {
+    torch::Tensor Positions = torch::from_blob(Parsed, {16}).to(torch::kCUDA);
+    for (int R = 0; R < Refinements; ++R) {
+      Positions = Positions * 2;
+      Graphs.push_back(buildGraph(Positions));
+      // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 30: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
+      // CHECK-NOTES: :13:20: note: 'masked_select()' synchronizes with the GPU here
+    }
+  }
+}
+
+torch::Tensor nextFrame(int I);
+void perFrame(std::vector<torch::Tensor> &Graphs, int Frames) {
+  for (int I = 0; I < Frames; ++I) {
+    torch::Tensor Positions = nextFrame(I).to(torch::kCUDA);
+    Graphs.push_back(buildGraph(Positions));
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // CHECK-NOTES: :13:20: note: 'masked_select()' synchronizes with the GPU here
+  }
+}
