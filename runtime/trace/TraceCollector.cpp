@@ -14,11 +14,22 @@
 //    of each copy.
 // At exit it resolves the stacks to user call sites and writes trace.json.
 //
+// Sampling (--sample): the collector records in short windows, a fixed
+// share of every period at a random phase, with the activity kinds
+// switched off in between (the callbacks stay on and return at once), and
+// the report scales the windows' figures to the traced time
+// (TraceModel.h).
+//
 // Environment (set by xfer-trace): XFER_TRACE_OUTPUT (the file to write),
 // XFER_TRACE_ERROR (where a failure is described in one line),
 // XFER_TRACE_SKIP_SECONDS, XFER_TRACE_MAX_SECONDS (the window),
-// XFER_TRACE_LIBRARY_PATHS (':'-separated extra library source paths),
-// XFER_TRACE_COMMAND (the traced command line, for the report).
+// XFER_TRACE_SAMPLE ("<window ms>/<period ms>", or "all" or empty: record
+// every call), XFER_TRACE_LIBRARY_PATHS (':'-separated extra library
+// source paths), XFER_TRACE_COMMAND (the traced command line, for the
+// report). XFER_TRACE_COST, for measuring the collector's own cost only:
+// comma-separated parts to leave out (kernels, copies, sets, callbacks),
+// or "toggle-callbacks" to switch the callbacks off between sample windows
+// too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +40,12 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,21 +60,61 @@
 namespace xfertrace {
 namespace {
 
-constexpr size_t ActivityBufferBytes = 4 << 20;
+/// Activity buffers: kept zeroed and reused. CUPTI otherwise zeroes each
+/// new buffer on the thread that needs it, a traced thread; and a sampled
+/// trace may need one for every window.
+constexpr size_t ActivityBufferBytes = 1 << 20;
+constexpr int PreparedActivityBuffers = 8;
 
 struct CollectorState {
   std::string OutputPath;
   std::string ErrorPath;
   double SkipSeconds = 0;
   double MaxSeconds = 0;
+  /// Sampling: a window of SampleWindowMs every SamplePeriodMs; 0: off.
+  double SampleWindowMs = 0;
+  double SamplePeriodMs = 0;
   ResolverOptions Resolver;
   std::string Command;
+
+  // What is switched on (XFER_TRACE_COST leaves parts out).
+  CUpti_SubscriberHandle Subscriber = nullptr;
+  std::vector<CUpti_ActivityKind> Kinds;
+  bool Callbacks = true;
+  /// Sampling: switch the callbacks off between windows (else they stay on
+  /// and return at once).
+  bool ToggleCallbacks = false;
 
   std::atomic<bool> Active{false};
   std::atomic<bool> Finished{false};
   std::atomic<bool> Failed{false};
   std::atomic<uint64_t> WindowStartNs{0};
   std::atomic<uint64_t> WindowEndNs{0};
+
+  /// Bumped whenever the callbacks are switched on again: a thread's call
+  /// depth from before is stale (its exits were not seen).
+  std::atomic<uint32_t> Generation{0};
+  /// Past a sample window's nominal end: the first synchronizing call
+  /// entered now ends the window once it returns.
+  std::atomic<bool> Closing{false};
+  std::mutex StopLock;
+  std::condition_variable StopSignal;
+  bool StopSeen = false; ///< guarded by StopLock
+
+  /// Guards the sample windows and the switching on and off; the exit
+  /// handler takes it so that no switching is under way while it reports.
+  std::mutex WindowLock;
+  std::vector<SampleWindow> Samples;
+  SampleWindow Open; ///< RecordStartNs != 0: being recorded
+  /// What switching cost the sampler's thread, in total and at most:
+  /// [activity on, activity off, callbacks on, callbacks off].
+  uint64_t SwitchTotalNs[4] = {};
+  uint64_t SwitchMaxNs[4] = {};
+  uint64_t Switches[4] = {};
+
+  std::mutex BufferLock;
+  std::vector<uint8_t *> FreeBuffers; ///< zeroed, guarded by BufferLock
+  std::atomic<uint64_t> BuffersRequested{0};
 
   std::mutex Lock; ///< guards everything below
   std::vector<ApiCall> Calls;
@@ -123,8 +178,10 @@ double envSeconds(const char *Name) {
 /// The call being recorded on this thread; nested calls (a driver call made
 /// by the runtime) only count depth.
 struct ThreadCall {
+  uint32_t Generation = 0;
   int Depth = 0;
   bool Recording = false;
+  bool StopsWindow = false;
   ApiCall Call;
   bool Unwound = false; ///< false: the stack came from the cache
   bool Validating = false;
@@ -186,6 +243,17 @@ int64_t synchronizedStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
 }
 
 bool isRecordedDriverCall(CUpti_CallbackId Id);
+bool waitsForDevice(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
+
+/// A synchronizing call entered after a sample window's nominal end has
+/// returned: the window can end.
+void signalStop() {
+  {
+    std::lock_guard<std::mutex> Guard(State->StopLock);
+    State->StopSeen = true;
+  }
+  State->StopSignal.notify_one();
+}
 
 uint32_t internLocked(std::unordered_map<std::string, uint32_t> &Ids,
                       std::vector<std::string> &Names, const char *Name) {
@@ -195,11 +263,53 @@ uint32_t internLocked(std::unordered_map<std::string, uint32_t> &Ids,
   return It->second;
 }
 
+/// Files the call \p T has just finished (its stack, its API name).
+void storeCall(ThreadCall &T, CUpti_CallbackId Id, bool Driver,
+               const char *FunctionName) {
+  const uint32_t ApiKey = (uint32_t(Id) << 1) | uint32_t(Driver);
+  auto KnownName = ApiNameIdCache.find(ApiKey);
+  std::lock_guard<std::mutex> Guard(State->Lock);
+  if (T.Unwound) {
+    const UnwoundStack &Stack = T.Stack;
+    std::string Key(reinterpret_cast<const char *>(Stack.Frames),
+                    sizeof(void *) * size_t(Stack.Count));
+    auto [It, Inserted] = State->StackIds.try_emplace(
+        std::move(Key), uint32_t(State->Stacks.size()));
+    if (Inserted)
+      State->Stacks.emplace_back(Stack.Frames, Stack.Frames + Stack.Count);
+    T.Call.StackId = It->second;
+    StackCache::Outcome Outcome =
+        KnownStacks.insert(T.CacheKey, Stack, It->second);
+    if (T.Validating) {
+      ++State->StackValidations;
+      State->StackMismatches += Outcome != StackCache::Outcome::Confirmed;
+    }
+    ++State->UnwoundCalls;
+  }
+  if (KnownName == ApiNameIdCache.end())
+    KnownName =
+        ApiNameIdCache
+            .emplace(ApiKey, internLocked(State->ApiNameIds, State->ApiNames,
+                                          FunctionName))
+            .first;
+  T.Call.ApiNameId = KnownName->second;
+  State->Calls.push_back(T.Call);
+}
+
 void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
                         CUpti_CallbackId Id, const void *Data) {
   auto *Info = static_cast<const CUpti_CallbackData *>(Data);
   ThreadCall &T = Current;
   const bool Driver = Domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  const uint32_t Generation =
+      State->Generation.load(std::memory_order_relaxed);
+  if (T.Generation != Generation) {
+    // The callbacks were off for a while: exits may have been missed.
+    T.Generation = Generation;
+    T.Depth = 0;
+    T.Recording = false;
+    T.StopsWindow = false;
+  }
   if (Info->callbackSite == CUPTI_API_ENTER) {
     if (T.Depth == 0 && Driver && !isRecordedDriverCall(Id))
       return; // a copy API enabled only to see it under a runtime call
@@ -213,6 +323,8 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
                   !State->Finished.load(std::memory_order_relaxed);
     if (!T.Recording)
       return;
+    T.StopsWindow = State->Closing.load(std::memory_order_relaxed) &&
+                    waitsForDevice(Domain, Id);
     const void *Anchor = __builtin_frame_address(0);
     T.CacheKey = StackCache::key(Anchor, Id, Driver);
     std::optional<uint32_t> Cached = KnownStacks.find(T.CacheKey);
@@ -238,34 +350,11 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
     return;
   T.Recording = false;
   T.Call.ExitNs = timestampNs();
-  const uint32_t ApiKey = (uint32_t(Id) << 1) | uint32_t(Driver);
-  auto KnownName = ApiNameIdCache.find(ApiKey);
-  std::lock_guard<std::mutex> Guard(State->Lock);
-  if (T.Unwound) {
-    const UnwoundStack &Stack = T.Stack;
-    std::string Key(reinterpret_cast<const char *>(Stack.Frames),
-                    sizeof(void *) * size_t(Stack.Count));
-    auto [It, Inserted] = State->StackIds.try_emplace(
-        std::move(Key), uint32_t(State->Stacks.size()));
-    if (Inserted)
-      State->Stacks.emplace_back(Stack.Frames, Stack.Frames + Stack.Count);
-    T.Call.StackId = It->second;
-    StackCache::Outcome Outcome =
-        KnownStacks.insert(T.CacheKey, Stack, It->second);
-    if (T.Validating) {
-      ++State->StackValidations;
-      State->StackMismatches += Outcome != StackCache::Outcome::Confirmed;
-    }
-    ++State->UnwoundCalls;
+  storeCall(T, Id, Driver, Info->functionName);
+  if (T.StopsWindow) {
+    T.StopsWindow = false;
+    signalStop();
   }
-  if (KnownName == ApiNameIdCache.end())
-    KnownName =
-        ApiNameIdCache
-            .emplace(ApiKey, internLocked(State->ApiNameIds, State->ApiNames,
-                                          Info->functionName))
-            .first;
-  T.Call.ApiNameId = KnownName->second;
-  State->Calls.push_back(T.Call);
 }
 
 const CUpti_CallbackId RuntimeCalls[] = {
@@ -339,20 +428,64 @@ bool isRecordedDriverCall(CUpti_CallbackId Id) {
   return false;
 }
 
+/// Recorded calls that return only once the device (or a stream) has
+/// caught up: all but the asynchronous copies.
+bool waitsForDevice(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 &&
+           Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000 &&
+           Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020 &&
+           Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000;
+  return Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync &&
+         Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz &&
+         Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2 &&
+         Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz &&
+         Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2 &&
+         Id != CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz;
+}
+
 // --- activity records ----------------------------------------------------------
+
+/// A zeroed buffer whose pages are already mapped.
+uint8_t *newActivityBuffer() {
+  auto *Buffer = static_cast<uint8_t *>(std::calloc(1, ActivityBufferBytes));
+  if (Buffer)
+    std::memset(Buffer, 0, ActivityBufferBytes); // map the pages now
+  return Buffer;
+}
 
 void CUPTIAPI onBufferRequested(uint8_t **Buffer, size_t *Size,
                                 size_t *MaxRecords) {
-  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, ActivityBufferBytes));
+  ++State->BuffersRequested;
+  *Buffer = nullptr;
+  {
+    std::lock_guard<std::mutex> Guard(State->BufferLock);
+    if (!State->FreeBuffers.empty()) {
+      *Buffer = State->FreeBuffers.back();
+      State->FreeBuffers.pop_back();
+    }
+  }
+  if (!*Buffer)
+    *Buffer = static_cast<uint8_t *>(std::calloc(1, ActivityBufferBytes));
   *Size = *Buffer ? ActivityBufferBytes : 0;
   *MaxRecords = 0;
   if (!*Buffer)
     fail("out of memory for CUPTI activity buffers");
 }
 
+/// Zeroes \p Buffer (here, off the traced threads) for reuse.
+void recycleBuffer(uint8_t *Buffer) {
+  std::memset(Buffer, 0, ActivityBufferBytes);
+  std::lock_guard<std::mutex> Guard(State->BufferLock);
+  State->FreeBuffers.push_back(Buffer);
+}
+
 void CUPTIAPI onBufferCompleted(CUcontext Context, uint32_t StreamId,
                                 uint8_t *Buffer, size_t, size_t ValidSize) {
-  std::lock_guard<std::mutex> Guard(State->Lock);
+  // Read the buffer without the lock: a traced call that returns meanwhile
+  // must not wait for it.
+  std::vector<BusyInterval> Busy;
+  std::vector<std::pair<uint32_t, DeviceCopy>> RuntimeCopies, DriverCopies;
   CUpti_Activity *Record = nullptr;
   while (true) {
     CUptiResult Status = cuptiActivityGetNextRecord(Buffer, ValidSize, &Record);
@@ -364,12 +497,12 @@ void CUPTIAPI onBufferCompleted(CUcontext Context, uint32_t StreamId,
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       auto *Kernel = reinterpret_cast<CUpti_ActivityKernel10 *>(Record);
-      State->Busy.push_back({Kernel->start, Kernel->end});
+      Busy.push_back({Kernel->start, Kernel->end});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       auto *Copy = reinterpret_cast<CUpti_ActivityMemcpy6 *>(Record);
-      State->Busy.push_back({Copy->start, Copy->end});
+      Busy.push_back({Copy->start, Copy->end});
       DeviceCopy Facts;
       Facts.Bytes = Copy->bytes;
       Facts.StartNs = Copy->start;
@@ -384,13 +517,13 @@ void CUPTIAPI onBufferCompleted(CUcontext Context, uint32_t StreamId,
       uint32_t RuntimeId = Copy->runtimeCorrelationId;
       uint32_t DriverId = Copy->correlationId;
       if (RuntimeId)
-        State->RuntimeCopies.emplace(RuntimeId, Facts);
-      State->DriverCopies.emplace(DriverId, Facts);
+        RuntimeCopies.emplace_back(RuntimeId, Facts);
+      DriverCopies.emplace_back(DriverId, Facts);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       auto *Set = reinterpret_cast<CUpti_ActivityMemset4 *>(Record);
-      State->Busy.push_back({Set->start, Set->end});
+      Busy.push_back({Set->start, Set->end});
       break;
     }
     default:
@@ -398,13 +531,76 @@ void CUPTIAPI onBufferCompleted(CUcontext Context, uint32_t StreamId,
     }
   }
   size_t Dropped = 0;
-  if (XFER_CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(Context, StreamId,
-                                                         &Dropped)))
-    State->DroppedRecords += Dropped;
-  std::free(Buffer);
+  if (!XFER_CUPTI_CHECK(
+          cuptiActivityGetNumDroppedRecords(Context, StreamId, &Dropped)))
+    Dropped = 0;
+  recycleBuffer(Buffer);
+  std::lock_guard<std::mutex> Guard(State->Lock);
+  State->Busy.insert(State->Busy.end(), Busy.begin(), Busy.end());
+  State->RuntimeCopies.insert(RuntimeCopies.begin(), RuntimeCopies.end());
+  State->DriverCopies.insert(DriverCopies.begin(), DriverCopies.end());
+  State->DroppedRecords += Dropped;
 }
 
 // --- window and exit -------------------------------------------------------------
+
+/// Switches the callbacks on or off (only the thread that also switches
+/// the activity kinds calls this: CUPTI wants them serialized).
+bool enableCallbacks(bool On) {
+  if (!State->Callbacks)
+    return true;
+  for (CUpti_CallbackId Id : RuntimeCalls)
+    if (!XFER_CUPTI_CHECK(cuptiEnableCallback(
+            On, State->Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, Id)))
+      return false;
+  for (CUpti_CallbackId Id : RecordedDriverCalls)
+    if (!XFER_CUPTI_CHECK(cuptiEnableCallback(
+            On, State->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id)))
+      return false;
+  for (CUpti_CallbackId Id : DriverCopyCalls)
+    if (!XFER_CUPTI_CHECK(cuptiEnableCallback(
+            On, State->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id)))
+      return false;
+  return true;
+}
+
+bool enableActivity(bool On) {
+  for (CUpti_ActivityKind Kind : State->Kinds)
+    if (!(On ? XFER_CUPTI_CHECK(cuptiActivityEnable(Kind))
+             : XFER_CUPTI_CHECK(cuptiActivityDisable(Kind))))
+      return false;
+  return true;
+}
+
+/// Runs \p Switch, noting its time as switch \p Which (WindowLock held).
+template <typename Fn> void timedSwitch(int Which, Fn Switch) {
+  auto Start = std::chrono::steady_clock::now();
+  Switch();
+  uint64_t Ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - Start)
+                             .count());
+  State->SwitchTotalNs[Which] += Ns;
+  State->SwitchMaxNs[Which] = std::max(State->SwitchMaxNs[Which], Ns);
+  ++State->Switches[Which];
+}
+
+/// Starts recording a sample window (WindowLock held).
+void startRecording() {
+  timedSwitch(0, [] { enableActivity(true); });
+  if (State->ToggleCallbacks) {
+    State->Generation.fetch_add(1);
+    timedSwitch(2, [] { enableCallbacks(true); });
+  }
+  State->Active = true;
+}
+
+/// Stops recording a sample window (WindowLock held).
+void stopRecording() {
+  State->Active = false;
+  if (State->ToggleCallbacks)
+    timedSwitch(3, [] { enableCallbacks(false); });
+  timedSwitch(1, [] { enableActivity(false); });
+}
 
 void runWindow() {
   if (State->SkipSeconds > 0)
@@ -414,8 +610,107 @@ void runWindow() {
   if (State->MaxSeconds <= 0)
     return;
   std::this_thread::sleep_for(std::chrono::duration<double>(State->MaxSeconds));
+  std::lock_guard<std::mutex> Guard(State->WindowLock);
+  if (State->Finished)
+    return;
   State->WindowEndNs = timestampNs();
   State->Active = false;
+  // The program runs on untraced: nothing more is recorded.
+  enableCallbacks(false);
+  enableActivity(false);
+}
+
+/// Sampling: in every period, from a random phase on, records a window of
+/// SampleWindowMs, after a lead of half a window, 2 ms at most (the
+/// device's work queued before shows up as busy), and on until the first
+/// synchronizing call entered after the window has returned (at most a
+/// quarter period or a window more, whichever is longer).
+void runSampler() {
+  using Clock = std::chrono::steady_clock;
+  using Ms = std::chrono::duration<double, std::milli>;
+  if (State->SkipSeconds > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>(State->SkipSeconds));
+  const Clock::time_point Origin = Clock::now();
+  {
+    std::lock_guard<std::mutex> Guard(State->WindowLock);
+    if (State->Finished)
+      return;
+    State->WindowStartNs = timestampNs();
+  }
+  const Clock::time_point Deadline =
+      State->MaxSeconds > 0
+          ? Origin + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(State->MaxSeconds))
+          : Clock::time_point::max();
+  const double Window = State->SampleWindowMs, Period = State->SamplePeriodMs;
+  const double Lead = std::min(Window / 2, 2.0);
+  const double Tail = std::max(Window, Period / 4);
+  // The phase: a call counts with probability Window / Period wherever it
+  // falls in the period.
+  uint64_t Seed = timestampNs() ^ (uint64_t(getpid()) << 32);
+  Seed ^= Seed >> 33;
+  Seed *= 0xff51afd7ed558ccdull;
+  Seed ^= Seed >> 33;
+  const double Phase = double(Seed % 1000000) / 1e6 * Period;
+  auto At = [&](double Milliseconds) {
+    Clock::time_point Point =
+        Origin + std::chrono::duration_cast<Clock::duration>(Ms(Milliseconds));
+    return std::min(Point, Deadline);
+  };
+  for (uint64_t K = 0;; ++K) {
+    const double Start = Phase + double(K) * Period;
+    if (At(Start - Lead) >= Deadline)
+      break;
+    std::this_thread::sleep_until(At(Start - Lead));
+    {
+      std::lock_guard<std::mutex> Guard(State->WindowLock);
+      if (State->Finished)
+        return;
+      State->Open = SampleWindow();
+      State->Open.RecordStartNs = timestampNs();
+      startRecording();
+    }
+    std::this_thread::sleep_until(At(Start));
+    {
+      std::lock_guard<std::mutex> Guard(State->WindowLock);
+      if (State->Finished)
+        return;
+      State->Open.StartNs = timestampNs();
+    }
+    std::this_thread::sleep_until(At(Start + Window));
+    {
+      std::lock_guard<std::mutex> Guard(State->WindowLock);
+      if (State->Finished)
+        return;
+      State->Open.EndNs = timestampNs();
+      {
+        std::lock_guard<std::mutex> Stop(State->StopLock);
+        State->StopSeen = false;
+      }
+      State->Closing = true;
+    }
+    {
+      std::unique_lock<std::mutex> Stop(State->StopLock);
+      State->StopSignal.wait_until(Stop, At(Start + Window + Tail),
+                                   [] { return State->StopSeen; });
+    }
+    {
+      std::lock_guard<std::mutex> Guard(State->WindowLock);
+      if (State->Finished)
+        return;
+      State->Closing = false;
+      stopRecording();
+      State->Open.RecordEndNs = timestampNs();
+      State->Samples.push_back(State->Open);
+      State->Open = SampleWindow();
+    }
+    if (Clock::now() >= Deadline)
+      break;
+  }
+  std::this_thread::sleep_until(Deadline);
+  std::lock_guard<std::mutex> Guard(State->WindowLock);
+  if (!State->Finished && State->WindowEndNs == 0)
+    State->WindowEndNs = timestampNs();
 }
 
 std::string deviceDescription(std::string &Driver) {
@@ -434,12 +729,32 @@ std::string deviceDescription(std::string &Driver) {
 }
 
 void writeReport() {
-  if (!State || State->Finished.exchange(true))
+  if (!State)
     return;
-  uint64_t EndNs = timestampNs();
-  if (State->Active || State->WindowEndNs == 0)
-    State->WindowEndNs = EndNs;
-  State->Active = false;
+  const bool Sampling = State->SamplePeriodMs > 0;
+  {
+    // No switching is under way once this is held, and none follows.
+    std::lock_guard<std::mutex> Guard(State->WindowLock);
+    if (State->Finished.exchange(true))
+      return;
+    uint64_t EndNs = timestampNs();
+    if (Sampling) {
+      if (State->WindowEndNs == 0)
+        State->WindowEndNs = EndNs;
+      SampleWindow &Open = State->Open;
+      if (Open.RecordStartNs != 0) { // the program ended inside a window
+        if (Open.StartNs == 0)
+          Open.StartNs = EndNs;
+        if (Open.EndNs == 0)
+          Open.EndNs = EndNs;
+        Open.RecordEndNs = EndNs;
+        State->Samples.push_back(Open);
+      }
+    } else if (State->Active || State->WindowEndNs == 0) {
+      State->WindowEndNs = EndNs;
+    }
+    State->Active = false;
+  }
   XFER_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   if (State->Failed)
     return;
@@ -453,6 +768,16 @@ void writeReport() {
     Input.RuntimeCopies = State->RuntimeCopies;
     Input.DriverCopies = State->DriverCopies;
     Input.Stacks = resolveStacks(State->Stacks, State->Resolver);
+  }
+  if (Sampling) {
+    std::lock_guard<std::mutex> Guard(State->WindowLock);
+    Input.Samples = State->Samples;
+    // A window with no nominal part still counts for the charging; keep
+    // them ordered by their nominal start.
+    std::sort(Input.Samples.begin(), Input.Samples.end(),
+              [](const SampleWindow &A, const SampleWindow &B) {
+                return A.StartNs < B.StartNs;
+              });
   }
   Input.Window.StartNs = State->WindowStartNs;
   Input.Window.EndNs = State->WindowEndNs;
@@ -474,6 +799,30 @@ void writeReport() {
              State->MaxSeconds > 0 ? xferbench::JsonValue(State->MaxSeconds)
                                    : xferbench::JsonValue());
   Report.set("window", std::move(Window));
+  xferbench::JsonValue Sample;
+  if (Sampling) {
+    Sample = xferbench::JsonValue::object();
+    Sample.set("windowMilliseconds", State->SampleWindowMs);
+    Sample.set("periodMilliseconds", State->SamplePeriodMs);
+    Sample.set("windows", (unsigned long long)Input.Samples.size());
+    // The switching's own time on the sampler's thread (mean, max).
+    xferbench::JsonValue Switching = xferbench::JsonValue::object();
+    const char *Names[] = {"activityOn", "activityOff", "callbacksOn",
+                           "callbacksOff"};
+    for (int I = 0; I < 4; ++I) {
+      if (!State->Switches[I])
+        continue;
+      xferbench::JsonValue Figures = xferbench::JsonValue::array();
+      Figures.push(double(State->SwitchTotalNs[I]) / 1000.0 /
+                   double(State->Switches[I]));
+      Figures.push(double(State->SwitchMaxNs[I]) / 1000.0);
+      Switching.set(Names[I], std::move(Figures));
+    }
+    Sample.set("switchMicroseconds", std::move(Switching));
+    Sample.set("activityBuffers",
+               (unsigned long long)State->BuffersRequested.load());
+  }
+  Report.set("sampling", std::move(Sample));
   Report.set("droppedActivityRecords",
              (unsigned long long)State->DroppedRecords);
   Report.set("recordedCalls", (unsigned long long)Input.Calls.size());
@@ -481,9 +830,11 @@ void writeReport() {
   Report.set("stackValidations", (unsigned long long)State->StackValidations);
   Report.set("stackMismatches", (unsigned long long)State->StackMismatches);
   xferbench::JsonValue Summary = summarize(Input);
-  for (const char *Key : {"tracedMicroseconds", "gpuBusyMicroseconds",
-                          "gpuIdleMicroseconds", "sites"})
-    Report.set(Key, *Summary.get(Key));
+  for (const char *Key : {"tracedMicroseconds", "sampledMicroseconds",
+                          "gpuBusyMicroseconds", "gpuIdleMicroseconds",
+                          "sites"})
+    if (const xferbench::JsonValue *Value = Summary.get(Key))
+      Report.set(Key, *Value);
 
   std::string Text = Report.serialize() + "\n";
   std::FILE *File = std::fopen(State->OutputPath.c_str(), "w");
@@ -509,6 +860,35 @@ bool start() {
   State->OutputPath = Output;
   State->SkipSeconds = envSeconds("XFER_TRACE_SKIP_SECONDS");
   State->MaxSeconds = envSeconds("XFER_TRACE_MAX_SECONDS");
+  if (const char *Sample = std::getenv("XFER_TRACE_SAMPLE");
+      Sample && *Sample && std::strcmp(Sample, "all") != 0) {
+    char *End = nullptr;
+    State->SampleWindowMs = std::strtod(Sample, &End);
+    if (End && *End == '/')
+      State->SamplePeriodMs = std::strtod(End + 1, &End);
+    if (!End || *End || !(State->SampleWindowMs > 0) ||
+        !(State->SamplePeriodMs > State->SampleWindowMs)) {
+      fail(std::string("XFER_TRACE_SAMPLE: expected <window ms>/<period ms> "
+                       "with the window shorter than the period, not '") +
+           Sample + "'");
+      return false;
+    }
+  }
+  std::string Cost = ",";
+  if (const char *Parts = std::getenv("XFER_TRACE_COST"))
+    Cost += std::string(Parts) + ",";
+  auto Leaves = [&](const char *Part) {
+    return Cost.find("," + std::string(Part) + ",") != std::string::npos;
+  };
+  if (!Leaves("kernels"))
+    State->Kinds.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (!Leaves("copies"))
+    State->Kinds.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+  if (!Leaves("sets"))
+    State->Kinds.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+  State->Callbacks = !Leaves("callbacks");
+  State->ToggleCallbacks =
+      State->SamplePeriodMs > 0 && Leaves("toggle-callbacks");
   if (const char *Command = std::getenv("XFER_TRACE_COMMAND"))
     State->Command = Command;
   if (const char *Paths = std::getenv("XFER_TRACE_LIBRARY_PATHS")) {
@@ -526,38 +906,36 @@ bool start() {
   UnwoundStack Warm;
   unwindStack(&Warm, Warm);
 
-  CUpti_SubscriberHandle Subscriber;
   if (!XFER_CUPTI_CHECK(cuptiSubscribe(
-          &Subscriber, reinterpret_cast<CUpti_CallbackFunc>(onApiCall),
+          &State->Subscriber, reinterpret_cast<CUpti_CallbackFunc>(onApiCall),
           nullptr)))
     return false;
-  for (CUpti_CallbackId Id : RuntimeCalls)
-    if (!XFER_CUPTI_CHECK(cuptiEnableCallback(1, Subscriber,
-                                              CUPTI_CB_DOMAIN_RUNTIME_API, Id)))
-      return false;
-  for (const auto &List : {std::vector<CUpti_CallbackId>(
-                               std::begin(RecordedDriverCalls),
-                               std::end(RecordedDriverCalls)),
-                           std::vector<CUpti_CallbackId>(
-                               std::begin(DriverCopyCalls),
-                               std::end(DriverCopyCalls))})
-    for (CUpti_CallbackId Id : List)
-      if (!XFER_CUPTI_CHECK(cuptiEnableCallback(
-              1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id)))
-        return false;
+  // The buffers handed to CUPTI are zeroed already (an older CUPTI that
+  // lacks the attribute zeroes them again: no harm).
+  uint8_t Zeroed = 1;
+  size_t ZeroedSize = sizeof(Zeroed);
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+                            &ZeroedSize, &Zeroed);
+  for (int I = 0; I < PreparedActivityBuffers; ++I)
+    if (uint8_t *Buffer = newActivityBuffer())
+      State->FreeBuffers.push_back(Buffer);
   if (!XFER_CUPTI_CHECK(
           cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted)))
     return false;
-  for (CUpti_ActivityKind Kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-        CUPTI_ACTIVITY_KIND_MEMSET})
-    if (!XFER_CUPTI_CHECK(cuptiActivityEnable(Kind)))
-      return false;
+  const bool Sampling = State->SamplePeriodMs > 0;
+  // Sampling switches the activity kinds (and the callbacks) on for each
+  // window only.
+  if (!Sampling && !enableActivity(true))
+    return false;
+  if (!State->ToggleCallbacks && !enableCallbacks(true))
+    return false;
   if (std::atexit(writeReport) != 0) {
     fail("cannot register the exit handler");
     return false;
   }
-  if (State->SkipSeconds <= 0 && State->MaxSeconds <= 0) {
+  if (Sampling) {
+    std::thread(runSampler).detach();
+  } else if (State->SkipSeconds <= 0 && State->MaxSeconds <= 0) {
     State->WindowStartNs = timestampNs();
     State->Active = true;
   } else {

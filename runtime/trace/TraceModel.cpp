@@ -7,6 +7,7 @@
 #include "trace/TraceModel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -58,11 +59,84 @@ std::string siteKey(const ResolvedSite &Site) {
   return Site.File + ":" + std::to_string(Site.Line);
 }
 
+/// Idle time inside [Start, End): the gaps between merged busy intervals
+/// (not before the first nor after the last).
+uint64_t idleWithin(const std::vector<BusyInterval> &Merged, uint64_t Start,
+                    uint64_t End) {
+  uint64_t Idle = 0;
+  size_t I = size_t(std::upper_bound(Merged.begin(), Merged.end(), Start,
+                                     [](uint64_t T, const BusyInterval &B) {
+                                       return T < B.StartNs;
+                                     }) -
+                    Merged.begin());
+  for (I = I > 0 ? I - 1 : 0; I + 1 < Merged.size() && Merged[I].EndNs < End;
+       ++I) {
+    uint64_t From = std::max(Merged[I].EndNs, Start);
+    uint64_t To = std::min(Merged[I + 1].StartNs, End);
+    if (To > From)
+      Idle += To - From;
+  }
+  return Idle;
+}
+
+uint64_t busyWithin(const std::vector<BusyInterval> &Merged, uint64_t Start,
+                    uint64_t End) {
+  uint64_t Busy = 0;
+  for (const BusyInterval &I : Merged) {
+    uint64_t From = std::max(I.StartNs, Start);
+    uint64_t To = std::min(I.EndNs, End);
+    if (To > From)
+      Busy += To - From;
+  }
+  return Busy;
+}
+
 } // namespace
 
 xferbench::JsonValue summarize(const TraceInput &Input) {
   const TraceWindow &Window = Input.Window;
+  const bool Sampled = !Input.Samples.empty();
   std::vector<BusyInterval> Merged = mergeBusy(Input.Busy);
+
+  // The stretches the calls that count were entered in (the window, or the
+  // sample's nominal windows inside it), and those where idle time is
+  // charged (the window, or each window's whole recording).
+  std::vector<TraceWindow> Counted, Charged;
+  if (!Sampled) {
+    Counted.push_back(Window);
+    Charged.push_back(Window);
+  } else {
+    for (const SampleWindow &S : Input.Samples) {
+      TraceWindow Nominal{std::max(S.StartNs, Window.StartNs),
+                          std::min(S.EndNs, Window.EndNs)};
+      if (Nominal.EndNs > Nominal.StartNs)
+        Counted.push_back(Nominal);
+      TraceWindow Recorded{std::max(S.RecordStartNs, Window.StartNs),
+                           std::min(S.RecordEndNs, Window.EndNs)};
+      if (Recorded.EndNs > Recorded.StartNs)
+        Charged.push_back(Recorded);
+    }
+  }
+  auto Counts = [&](const ApiCall &Call) {
+    if (!Sampled)
+      return Call.EnterNs >= Window.StartNs && Call.EnterNs <= Window.EndNs;
+    auto After = std::upper_bound(
+        Counted.begin(), Counted.end(), Call.EnterNs,
+        [](uint64_t T, const TraceWindow &W) { return T < W.StartNs; });
+    return After != Counted.begin() && Call.EnterNs <= (After - 1)->EndNs;
+  };
+  uint64_t CountedNs = 0;
+  for (const TraceWindow &W : Counted)
+    CountedNs += W.EndNs - W.StartNs;
+  const uint64_t TracedNs =
+      Window.EndNs > Window.StartNs ? Window.EndNs - Window.StartNs : 0;
+  // Every figure is multiplied by this: 1 unless sampled.
+  const double Scale =
+      Sampled && CountedNs > 0 ? double(TracedNs) / double(CountedNs) : 1.0;
+  auto ScaledUs = [&](uint64_t Ns) { return double(Ns) * Scale / 1000.0; };
+  auto ScaledCount = [&](uint64_t N) -> unsigned long long {
+    return Sampled ? (unsigned long long)std::llround(double(N) * Scale) : N;
+  };
 
   // Calls in the window that returned while the device was idle, by entry.
   std::vector<const ApiCall *> Blocking;
@@ -80,39 +154,52 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
             [](const ApiCall *A, const ApiCall *B) {
               return A->EnterNs < B->EnterNs;
             });
-  // Each stretch of a gap goes to the blocking call entered last before it.
+  // Each stretch of a gap goes to the blocking call entered last before it,
+  // within the same recorded stretch.
   std::map<const ApiCall *, uint64_t> IdleByCall;
-  uint64_t WindowIdleNs = 0, WindowBusyNs = 0;
-  size_t Next = 0; // first blocking call entered after the current time
-  for (size_t I = 0; I + 1 < Merged.size(); ++I) {
-    uint64_t Start = std::max(Merged[I].EndNs, Window.StartNs);
-    uint64_t End = std::min(Merged[I + 1].StartNs, Window.EndNs);
-    if (End <= Start)
-      continue;
-    WindowIdleNs += End - Start;
-    while (Next < Blocking.size() && Blocking[Next]->EnterNs <= Start)
-      ++Next;
-    uint64_t From = Start;
-    const ApiCall *Owner = Next > 0 ? Blocking[Next - 1] : nullptr;
-    while (Next < Blocking.size() && Blocking[Next]->EnterNs < End) {
+  for (const TraceWindow &Span : Charged) {
+    size_t First = size_t(
+        std::lower_bound(Blocking.begin(), Blocking.end(), Span.StartNs,
+                         [](const ApiCall *C, uint64_t T) {
+                           return C->EnterNs < T;
+                         }) -
+        Blocking.begin());
+    size_t Next = First; // first blocking call entered after the current time
+    size_t I = size_t(std::upper_bound(Merged.begin(), Merged.end(),
+                                       Span.StartNs,
+                                       [](uint64_t T, const BusyInterval &B) {
+                                         return T < B.StartNs;
+                                       }) -
+                      Merged.begin());
+    for (I = I > 0 ? I - 1 : 0;
+         I + 1 < Merged.size() && Merged[I].EndNs < Span.EndNs; ++I) {
+      uint64_t Start = std::max(Merged[I].EndNs, Span.StartNs);
+      uint64_t End = std::min(Merged[I + 1].StartNs, Span.EndNs);
+      if (End <= Start)
+        continue;
+      while (Next < Blocking.size() && Blocking[Next]->EnterNs <= Start)
+        ++Next;
+      uint64_t From = Start;
+      const ApiCall *Owner = Next > First ? Blocking[Next - 1] : nullptr;
+      while (Next < Blocking.size() && Blocking[Next]->EnterNs < End) {
+        if (Owner)
+          IdleByCall[Owner] += Blocking[Next]->EnterNs - From;
+        From = Blocking[Next]->EnterNs;
+        Owner = Blocking[Next++];
+      }
       if (Owner)
-        IdleByCall[Owner] += Blocking[Next]->EnterNs - From;
-      From = Blocking[Next]->EnterNs;
-      Owner = Blocking[Next++];
+        IdleByCall[Owner] += End - From;
     }
-    if (Owner)
-      IdleByCall[Owner] += End - From;
   }
-  for (const BusyInterval &I : Merged) {
-    uint64_t Start = std::max(I.StartNs, Window.StartNs);
-    uint64_t End = std::min(I.EndNs, Window.EndNs);
-    if (End > Start)
-      WindowBusyNs += End - Start;
+  uint64_t WindowIdleNs = 0, WindowBusyNs = 0;
+  for (const TraceWindow &W : Counted) {
+    WindowIdleNs += idleWithin(Merged, W.StartNs, W.EndNs);
+    WindowBusyNs += busyWithin(Merged, W.StartNs, W.EndNs);
   }
 
   std::map<std::string, SiteTotals> Sites;
   for (const ApiCall &Call : Input.Calls) {
-    if (Call.EnterNs < Window.StartNs || Call.EnterNs > Window.EndNs)
+    if (!Counts(Call))
       continue;
     const ResolvedSite &Site = Input.Stacks[Call.StackId];
     SiteTotals &Totals = Sites[siteKey(Site)];
@@ -191,9 +278,11 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     uint64_t UserCalls = 0;
     for (const auto &Path : Totals->Paths)
       UserCalls = std::max(UserCalls, Path.second.first);
-    Entry.set("calls", (unsigned long long)UserCalls);
-    Entry.set("apiCalls", (unsigned long long)Totals->ApiCalls);
-    Entry.set("bytes", (unsigned long long)Totals->Bytes);
+    Entry.set("calls", ScaledCount(UserCalls));
+    if (Sampled)
+      Entry.set("sampledCalls", (unsigned long long)UserCalls);
+    Entry.set("apiCalls", ScaledCount(Totals->ApiCalls));
+    Entry.set("bytes", ScaledCount(Totals->Bytes));
     Entry.set("hostMemory", Totals->Pageable && Totals->Pinned ? "mixed"
                             : Totals->Pageable                ? "pageable"
                             : Totals->Pinned ? xferbench::JsonValue("pinned")
@@ -202,16 +291,17 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     for (int64_t Stream : Totals->Streams)
       Streams.push((long long)Stream);
     Entry.set("streams", std::move(Streams));
-    Entry.set("blockedMicroseconds", toUs(Totals->BlockedNs));
-    Entry.set("gpuIdleMicroseconds", toUs(Totals->IdleNs));
-    Entry.set("copyDeviceMicroseconds", toUs(Totals->CopyDeviceNs));
-    Entry.set("estimatedSavingMicroseconds", toUs(estimatedSavingNs(*Totals)));
+    Entry.set("blockedMicroseconds", ScaledUs(Totals->BlockedNs));
+    Entry.set("gpuIdleMicroseconds", ScaledUs(Totals->IdleNs));
+    Entry.set("copyDeviceMicroseconds", ScaledUs(Totals->CopyDeviceNs));
+    Entry.set("estimatedSavingMicroseconds",
+              ScaledUs(estimatedSavingNs(*Totals)));
     xferbench::JsonValue Paths = xferbench::JsonValue::array();
     for (const auto &[Path, Figures] : Totals->Paths) {
       xferbench::JsonValue P = xferbench::JsonValue::object();
       P.set("path", Path);
-      P.set("calls", (unsigned long long)Figures.first);
-      P.set("blockedMicroseconds", toUs(Figures.second));
+      P.set("calls", ScaledCount(Figures.first));
+      P.set("blockedMicroseconds", ScaledUs(Figures.second));
       Paths.push(std::move(P));
     }
     Entry.set("apiPaths", std::move(Paths));
@@ -219,11 +309,11 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
   }
 
   xferbench::JsonValue Summary = xferbench::JsonValue::object();
-  Summary.set("tracedMicroseconds",
-              toUs(Window.EndNs > Window.StartNs ? Window.EndNs - Window.StartNs
-                                                 : 0));
-  Summary.set("gpuBusyMicroseconds", toUs(WindowBusyNs));
-  Summary.set("gpuIdleMicroseconds", toUs(WindowIdleNs));
+  Summary.set("tracedMicroseconds", toUs(TracedNs));
+  if (Sampled)
+    Summary.set("sampledMicroseconds", toUs(CountedNs));
+  Summary.set("gpuBusyMicroseconds", ScaledUs(WindowBusyNs));
+  Summary.set("gpuIdleMicroseconds", ScaledUs(WindowIdleNs));
   Summary.set("sites", std::move(SiteArray));
   return Summary;
 }

@@ -73,6 +73,20 @@ struct TraceWindow {
   uint64_t EndNs = 0;
 };
 
+/// One window of a sampled trace (--sample): the collector recorded calls
+/// and device activity from RecordStartNs to RecordEndNs; the calls that
+/// count are those entered from StartNs to EndNs (the nominal window, a
+/// fixed share of every period). Before it, a lead lets the device's work
+/// already queued show up as busy; after it, recording goes on until the
+/// first synchronizing call entered after EndNs has returned, so the GPU
+/// idle time charged to the window's last calls is seen whole.
+struct SampleWindow {
+  uint64_t RecordStartNs = 0;
+  uint64_t StartNs = 0;
+  uint64_t EndNs = 0;
+  uint64_t RecordEndNs = 0;
+};
+
 struct TraceInput {
   std::vector<ApiCall> Calls;
   std::vector<std::string> ApiNames;
@@ -82,6 +96,10 @@ struct TraceInput {
   std::multimap<uint32_t, DeviceCopy> RuntimeCopies;
   std::multimap<uint32_t, DeviceCopy> DriverCopies;
   TraceWindow Window;
+  /// Empty: every call in the window was recorded. Otherwise the sample's
+  /// windows, in time order, and every figure is scaled by the traced time
+  /// over the time the nominal windows cover (see summarize()).
+  std::vector<SampleWindow> Samples;
 };
 
 /// The "sites" array and totals of trace.json (schema in README.md):
@@ -99,6 +117,15 @@ struct TraceInput {
 /// max(host time, GPU time); a call that blocks makes it host + wait, so
 /// removing it saves the wait, but no more than the time the device was
 /// idle because of it.
+///
+/// Sampled traces: a call counts when it entered inside a nominal window;
+/// windows start at a random phase, so each call counts with probability
+/// (window / period) and the counts and times, multiplied by the traced
+/// time over the sampled time ("calls" rounded), estimate the whole run
+/// without bias. GPU idle is charged within each recorded window only, to
+/// calls entered in that window, so the time between windows (nothing
+/// recorded) is never taken for idle time. "sampledCalls" keeps the
+/// calls actually recorded.
 xferbench::JsonValue summarize(const TraceInput &Input);
 
 } // namespace xfertrace

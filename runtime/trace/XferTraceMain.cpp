@@ -36,6 +36,9 @@ namespace {
 
 constexpr int TraceError = 2;
 
+/// --sample's default: every call.
+constexpr const char *DefaultSample = "all";
+
 int error(const std::string &Message) {
   std::fprintf(stderr, "xfer-trace: error: %s\n", Message.c_str());
   return TraceError;
@@ -53,6 +56,10 @@ const char *const Usage =
     "  --output=<file>         trace summary to write (default trace.json)\n"
     "  --skip-seconds=<s>      start recording <s> seconds after CUDA starts\n"
     "  --max-seconds=<s>       record for <s> seconds only (default: to exit)\n"
+    "  --sample=<w>/<p>|all    record a window of <w> ms in every <p> ms, at a\n"
+    "                          random phase, and scale the figures to the\n"
+    "                          traced time (e.g. 1/20); default all: every\n"
+    "                          call\n"
     "  --library-path=<text>   source paths containing <text> are library\n"
     "                          code, not call sites (repeatable)\n"
     "  --collector=<file>      the collector library (default: the one\n"
@@ -96,6 +103,21 @@ bool parseSeconds(const std::string &Text, double &Seconds) {
   errno = 0;
   Seconds = std::strtod(Text.c_str(), &End);
   return !Text.empty() && End && *End == '\0' && errno == 0 && Seconds >= 0;
+}
+
+/// "<window ms>/<period ms>", the window shorter than the period.
+bool parseSample(const std::string &Text, double &Window, double &Period) {
+  size_t Slash = Text.find('/');
+  if (Slash == std::string::npos)
+    return false;
+  auto Number = [](const std::string &Part, double &Into) {
+    char *End = nullptr;
+    errno = 0;
+    Into = std::strtod(Part.c_str(), &End);
+    return !Part.empty() && End && *End == '\0' && errno == 0 && Into > 0;
+  };
+  return Number(Text.substr(0, Slash), Window) &&
+         Number(Text.substr(Slash + 1), Period) && Window < Period;
 }
 
 /// Whether a CUDA device can be used; the reason when not.
@@ -157,6 +179,7 @@ int main(int Argc, char **Argv) {
   std::string Output = "trace.json";
   std::string Collector;
   double SkipSeconds = 0, MaxSeconds = 0;
+  std::string Sample = DefaultSample;
   std::string LibraryPaths;
   int First = Argc;
   for (int I = 1; I < Argc; ++I) {
@@ -183,6 +206,14 @@ int main(int Argc, char **Argv) {
     }
     if (Value("--output", Output) || Value("--collector", Collector))
       continue;
+    if (Value("--sample", Text)) {
+      double Window = 0, Period = 0;
+      if (Text != "all" && !parseSample(Text, Window, Period))
+        return error(Arg + ": expected <window ms>/<period ms> with the "
+                           "window shorter than the period, or all");
+      Sample = Text;
+      continue;
+    }
     if (Value("--library-path", Text)) {
       LibraryPaths += (LibraryPaths.empty() ? "" : ":") + Text;
       continue;
@@ -240,6 +271,7 @@ int main(int Argc, char **Argv) {
     setenv("XFER_TRACE_ERROR", ErrorFile.c_str(), 1);
     setenv("XFER_TRACE_SKIP_SECONDS", std::to_string(SkipSeconds).c_str(), 1);
     setenv("XFER_TRACE_MAX_SECONDS", std::to_string(MaxSeconds).c_str(), 1);
+    setenv("XFER_TRACE_SAMPLE", Sample.c_str(), 1);
     setenv("XFER_TRACE_LIBRARY_PATHS", LibraryPaths.c_str(), 1);
     setenv("XFER_TRACE_COMMAND", shellWords(Command).c_str(), 1);
     std::vector<char *> Args;
