@@ -341,3 +341,44 @@ TEST(TraceModelTest, NoCallsNoSites) {
 }
 
 } // namespace
+
+namespace {
+
+// A sampled trace (--sample): only calls entered in a nominal window count,
+// idle time is charged within each window's recording only (never across
+// the unrecorded time between windows), and every figure is scaled by the
+// traced time over the time the windows cover (here 1000 / 200 = 5).
+TEST(TraceModelTest, SampledTraceCountsWindowsAndScales) {
+  Trace T;
+  T.Input.Samples = {{us(90), us(100), us(200), us(230)},
+                     {us(590), us(600), us(700), us(730)}};
+  T.kernel(100, 140);
+  T.kernel(600, 640);
+  T.kernel(900, 950);
+  uint32_t Site = T.site(10);
+  T.call(Site, 0, 150, 160); // in the first window, the device idle
+  T.call(Site, 0, 400, 410); // between windows: not recorded
+  T.call(Site, 0, 650, 655); // in the second window
+  llvm::json::Object Summary = T.summary();
+  EXPECT_EQ(number(Summary, "tracedMicroseconds"), 1000);
+  EXPECT_EQ(number(Summary, "sampledMicroseconds"), 200);
+  EXPECT_EQ(number(Summary, "gpuBusyMicroseconds"), 400);
+  EXPECT_EQ(number(Summary, "gpuIdleMicroseconds"), 600);
+  llvm::json::Object Sampled = siteAt(Summary, 10);
+  EXPECT_EQ(number(Sampled, "sampledCalls"), 2);
+  EXPECT_EQ(number(Sampled, "calls"), 10);
+  EXPECT_EQ(number(Sampled, "blockedMicroseconds"), 75);
+  // 80 µs to the end of each window's recording, not the 450 µs gap to the
+  // next busy interval.
+  EXPECT_EQ(number(Sampled, "gpuIdleMicroseconds"), 800);
+  EXPECT_EQ(number(Sampled, "estimatedSavingMicroseconds"), 75);
+
+  // The same calls without sampling: every call counts, nothing is scaled.
+  T.Input.Samples.clear();
+  llvm::json::Object Whole = siteAt(T.summary(), 10);
+  EXPECT_EQ(number(Whole, "calls"), 3);
+  EXPECT_EQ(number(Whole, "blockedMicroseconds"), 25);
+  EXPECT_EQ(Whole.get("sampledCalls"), nullptr);
+}
+
+} // namespace
