@@ -1835,12 +1835,21 @@ bool waitsBesideReadBack(
   std::optional<PlaceInBlock> Where = placeInBlock(Sync, Ctx);
   if (!Where || isa<DeclStmt>(*Where->At))
     return false;
-  // Walks one way from the sync until a read-back or device work.
+  auto HasReadBack = [&](const Stmt *S) {
+    return S && containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+             return IsBlockingReadBack(&Call);
+           });
+  };
+  // Walks one way from the sync until a read-back or device work. A branch
+  // or loop ends the walk (a read-back every N iterations is not beside the
+  // wait on the others), once its condition, which always runs, is seen.
   auto FindsReadBack = [&](auto Begin, auto End) {
     for (auto It = Begin; It != End; ++It) {
-      if (containsMatch<CallExpr>(*It, [&](const CallExpr &Call) {
-            return IsBlockingReadBack(&Call);
-          }))
+      if (!isStraightLine(*It, Ctx)) {
+        const auto *If = dyn_cast<IfStmt>(*It);
+        return If && HasReadBack(If->getCond());
+      }
+      if (HasReadBack(*It))
         return true;
       if (queuesDeviceWork(*It, Ctx, UnseenFunctions{}))
         return false;
