@@ -2438,6 +2438,49 @@ TEST_F(CacheTest, EditedFileIsParsedWithItsStoredPreamble) {
       << Changed.Out;
 }
 
+// Over a compilation database the first pass (the project index) parses
+// each file too: it reads a stored preamble but never notes or stores one,
+// so a project's first run stores none and an edited file's next run stores
+// one once. CUDA sources are parsed without one.
+TEST_F(CacheTest, DatabaseRunsStorePreamblesOnlyForFilesAnalysedAgain) {
+  write("steps.h", CountedHeader);
+  std::string Hazard = write("hazard.cpp", CountedSource);
+  std::string Other = write("other.cpp", "#include \"steps.h\"\nint f();\n");
+  std::string Kernel = write("kernel.cu", std::string(CountedSource));
+  std::string Entries;
+  for (const std::string &File : {Hazard, Other})
+    Entries += "{\"directory\": \"" + Dir.str().str() +
+               "\", \"command\": \"c++ -std=c++17 -isystem " + StubInclude +
+               " -c " + File + "\", \"file\": \"" + File + "\"},";
+  Entries += "{\"directory\": \"" + Dir.str().str() +
+             "\", \"command\": \"clang++ -x cuda --cuda-host-only "
+             "-nocudainc -nocudalib -isystem " +
+             StubInclude + " -c " + Kernel + "\", \"file\": \"" + Kernel +
+             "\"}";
+  write("compile_commands.json", "[" + Entries + "]");
+  auto Analyse = [&] {
+    return run(Tool, {"--cache-dir=" + Cache, "-p", Dir.str().str()});
+  };
+  RunOutcome First = Analyse();
+  EXPECT_NE(std::string::npos, First.Err.find("2 findings in 3 files\n"))
+      << First.Err;
+  write("hazard.cpp", std::string(CountedSource) + "// edited\n");
+  write("kernel.cu", std::string(CountedSource) + "// edited\n");
+  RunOutcome Second = Analyse();
+  EXPECT_NE(std::string::npos,
+            Second.Err.find("2 findings in 3 files (1 from the cache, 1 "
+                            "preamble stored)"))
+      << Second.Err;
+  write("hazard.cpp", std::string(CountedSource) + "// edited again\n");
+  write("kernel.cu", std::string(CountedSource) + "// edited again\n");
+  RunOutcome Third = Analyse();
+  EXPECT_NE(std::string::npos,
+            Third.Err.find("2 findings in 3 files (1 from the cache, 1 parsed "
+                           "with a stored preamble)"))
+      << Third.Err;
+  EXPECT_EQ(First.Out, Third.Out);
+}
+
 // A header the unit includes changes: the entry is not used.
 TEST_F(CacheTest, ChangedHeaderIsAMiss) {
   std::string Header = write("steps.h", CountedHeader);

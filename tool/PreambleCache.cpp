@@ -182,6 +182,8 @@ PreambleCache::prepare(CompilerInvocation &Invocation,
   if (Frontend.Inputs.size() != 1 || !Frontend.Inputs[0].isFile() ||
       !Preprocessor.ImplicitPCHInclude.empty())
     return PreambleUse::None; // a command that brings its own header
+  if (Invocation.getLangOpts().CUDA)
+    return PreambleUse::None; // see the file comment
   std::string MainFile = Frontend.Inputs[0].getFile().str();
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Main =
       FS.getBufferForFile(MainFile);
@@ -249,9 +251,9 @@ PreambleCache::prepare(CompilerInvocation &Invocation,
   std::string FailedKey = "failed " + PreambleKey;
   if (Previous && Previous->PreambleKey == FailedKey)
     return PreambleUse::None;
-  if (llvm::sys::fs::create_directories(Folder))
+  if (When == Storing::Never || llvm::sys::fs::create_directories(Folder))
     return PreambleUse::None;
-  if (!Previous && !BuildAtFirstAnalysis) {
+  if (!Previous && When == Storing::WhenAnalysedAgain) {
     // First analysis of this file with this command: remember it only.
     writeRecord(RecordPath, Record());
     return PreambleUse::None;

@@ -16,6 +16,8 @@
 // A preamble is built for a file seen before (its first analysis only marks
 // it): a run over a whole project with an empty cache, as in CI, builds
 // none; the file's next analysis, once it changed, builds one and uses it.
+// CUDA sources are parsed without one: clang 19 crashed parsing a `.cu`
+// file against its own preamble (in Sema, at a `delete` in a destructor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,12 +49,17 @@ public:
   /// Decides, as the parse does, which function bodies are skipped.
   using BodySkipping = std::function<bool(clang::Decl *)>;
 
-  /// \p BuildAtFirstAnalysis: build a file's preamble the first time it
-  /// is analysed, not only when it is analysed again.
+  /// When a preamble is built and stored (one stored is read in each case).
+  enum class Storing {
+    Never,             ///< nor is the file noted as analysed
+    WhenAnalysedAgain, ///< the first analysis notes the file only
+    AtFirstAnalysis
+  };
+
   PreambleCache(std::string Directory, BodySkipping SkipBody,
-                bool BuildAtFirstAnalysis = false)
+                Storing When = Storing::WhenAnalysedAgain)
       : Directory(std::move(Directory)), SkipBody(std::move(SkipBody)),
-        BuildAtFirstAnalysis(BuildAtFirstAnalysis) {}
+        When(When) {}
 
   /// Prepares \p Invocation (a syntax-only parse of one source file) to read
   /// its preamble from a stored precompiled header, building and storing it
@@ -68,7 +75,7 @@ public:
 private:
   std::string Directory;
   BodySkipping SkipBody;
-  bool BuildAtFirstAnalysis;
+  Storing When;
 };
 
 } // namespace xfer

@@ -164,11 +164,11 @@ public:
 
   /// Parse with a stored preamble (see PreambleCache.h) where there is one,
   /// and keep one for a file analysed again.
-  void usePreambles(std::string CacheDirectory, bool BuildAtFirstAnalysis) {
+  void usePreambles(std::string CacheDirectory, PreambleCache::Storing When) {
     Preambles.emplace(
         std::move(CacheDirectory),
         [this](Decl *D) { return SkipBodies && checksNeverReadBodyOf(D); },
-        BuildAtFirstAnalysis);
+        When);
   }
   PreambleUse preambleUse() const { return LastPreambleUse; }
 
@@ -553,10 +553,22 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
         return std::move(*Hit);
       }
       Factory.recordFilesRead(&FilesRead);
-      if (Options.Preambles != RunOptions::PreamblePolicy::Never)
+      switch (Options.Preambles) {
+      case RunOptions::PreamblePolicy::Never:
+        break;
+      case RunOptions::PreamblePolicy::ReuseOnly:
         Factory.usePreambles(Options.CacheDirectory,
-                             Options.Preambles ==
-                                 RunOptions::PreamblePolicy::Always);
+                             PreambleCache::Storing::Never);
+        break;
+      case RunOptions::PreamblePolicy::WhenAnalysedAgain:
+        Factory.usePreambles(Options.CacheDirectory,
+                             PreambleCache::Storing::WhenAnalysedAgain);
+        break;
+      case RunOptions::PreamblePolicy::Always:
+        Factory.usePreambles(Options.CacheDirectory,
+                             PreambleCache::Storing::AtFirstAnalysis);
+        break;
+      }
     }
   }
 
@@ -915,6 +927,11 @@ RunOptions indexingOptions(const RunOptions &Options,
   RunOptions First = Options;
   First.Checks = "-*,xferindex-project-facts";
   First.FactsDirectory = FactsDirectory.str();
+  // The first pass reads a stored preamble but neither notes nor builds
+  // one: the checks' pass decides, so that a whole project's first run
+  // stores none.
+  if (First.Preambles != RunOptions::PreamblePolicy::Never)
+    First.Preambles = RunOptions::PreamblePolicy::ReuseOnly;
   return First;
 }
 

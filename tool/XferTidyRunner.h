@@ -68,6 +68,7 @@ struct RunOptions {
   /// from the cache (see PreambleCache.h).
   enum class PreamblePolicy {
     Never,
+    ReuseOnly,         ///< read a stored one, never store (the first pass)
     WhenAnalysedAgain, ///< built at a file's second analysis, then reused
     Always             ///< built at its first analysis already
   };
