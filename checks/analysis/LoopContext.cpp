@@ -1409,11 +1409,6 @@ bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
   return queuesDeviceWork(Body, Search, 0);
 }
 
-namespace {
-
-/// True if \p Loop's condition reads the next line or field of text input
-/// (`std::getline(file, line)`, `in >> value`, `fgets`, `fscanf`, `scanf`):
-/// a loop that parses what the program will work on.
 bool readsTextInput(const Stmt *Loop) {
   const Expr *Condition = loopCondition(Loop);
   if (!Condition)
@@ -1435,8 +1430,6 @@ bool readsTextInput(const Stmt *Loop) {
   });
   return Reads;
 }
-
-} // namespace
 
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
                       const ProjectFacts *Facts) {

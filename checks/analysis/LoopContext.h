@@ -135,6 +135,11 @@ bool queuesDeviceWork(const Stmt *Body, ASTContext &Ctx,
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
                       const ProjectFacts *Facts = nullptr);
 
+/// True if \p Loop's condition reads the next line or field of text input
+/// (`std::getline(file, line)`, `in >> value` on an istream, `fgets`,
+/// `fscanf`, `scanf`): a loop that loads what the program will work on.
+bool readsTextInput(const Stmt *Loop);
+
 /// True if \p S sits next to a clock reading (the statement before or after
 /// it in its block reads a timer): a synchronization that makes a
 /// measurement accurate, not a hazard.

@@ -83,6 +83,12 @@ static bool isCalledInLoopHere(const FunctionDecl *Function,
     ExecutionFrequency Frequency = analyzeFrequency(Site, Ctx);
     if (OnEveryIteration && Frequency.Guard != GuardKind::None)
       continue;
+    // A loop that reads its input record by record is loading, not steps.
+    if (Frequency.inLoop() &&
+        llvm::all_of(Frequency.Loops, [](const EnclosingLoop &Loop) {
+          return readsTextInput(Loop.Loop);
+        }))
+      continue;
     if (Frequency.inLoop() ||
         isCalledInLoopHere(enclosingFunction(Site, Ctx), Devices, Ctx,
                            OnEveryIteration, Depth + 1))

@@ -1,5 +1,5 @@
 // XFER-ARGS: -isystem %include
-// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
+// XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop,xfer-create-on-device
 // A loop that reads its input line by line (a data file parsed at load
 // time) loads what the program will work on: what it uploads and waits for
 // per line is a one-time cost. A loop inside it that queues device work on
@@ -45,5 +45,31 @@ void perFrame(std::vector<torch::Tensor> &Graphs, int Frames) {
     // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
     // CHECK-NOTES: :13:20: note: 'masked_select()' synchronizes with the GPU here
+  }
+}
+
+// Per record, a helper builds the record's label on the GPU from a host
+// value: load time, silent. The same helper called on every step is not.
+void loadEnergies(std::istream &File, std::vector<torch::Tensor> &Energies,
+                  int Steps) {
+  std::string Line;
+  float Energy = 0;
+  auto Save = [&]() {
+    Energies.push_back(
+        torch::tensor({Energy}, torch::TensorOptions().device(torch::kCUDA)));
+  };
+  while (std::getline(File, Line))
+    Save();
+}
+void stepEnergies(std::vector<torch::Tensor> &Energies, int Steps) {
+  float Energy = 0;
+  auto Save = [&]() {
+    Energies.push_back(
+        torch::tensor({Energy}, torch::TensorOptions().device(torch::kCUDA)));
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor built from host values by 'torch::tensor()' is copied to the GPU; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
+  };
+  for (int S = 0; S < Steps; ++S) {
+    Energy += 1;
+    Save();
   }
 }
