@@ -199,18 +199,7 @@ const Expr *ivalueOrigin(const CallExpr *ToTensor) {
       return nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
       const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-      if (!Var || !Var->getInit())
-        return nullptr;
-      // A local stack of the outputs (`Stack outs =
-      // pred.toTuple()->elements()`): on down to what they came from.
-      const auto *Unpacked = dyn_cast_or_null<CXXMemberCallExpr>(
-          stripValueWrappers(Var->getInit()));
-      if (Unpacked && Unpacked->getMethodDecl() &&
-          isNamed(Unpacked->getMethodDecl(), "elements")) {
-        E = Unpacked;
-        continue;
-      }
-      return Var->getInit();
+      return Var && Var->getInit() ? Var->getInit() : nullptr;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (isScriptModuleRun(Call))

@@ -26,18 +26,6 @@ struct Detector {
       (void)Score;
     }
   }
-
-  // The outputs unpacked into a local stack first, then read one
-  // coordinate at a time.
-  void keypoints(torch::Tensor Frame, std::vector<float> &Xs) {
-    torch::IValue Output = Model.forward({Frame.to(DeviceName)});
-    torch::jit::Stack Outputs = Output.toTuple()->elements();
-    torch::Tensor Points = Outputs[0].toTensor();
-    for (int I = 0; I < Points.size(0); ++I)
-      Xs.push_back(Points[I][0].item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 36: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
-  }
 };
 
 // Inputs kept on the host: the module runs there, and reading its output
@@ -58,7 +46,7 @@ void pushedInputs(torch::jit::script::Module &Model, torch::Tensor Frame,
     std::vector<torch::jit::IValue> Inputs;
     Inputs.push_back(Frame.to(Gpu));
     float Score = Model.forward(Inputs).toTensor().sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:58: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 57: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:58: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
     std::vector<torch::jit::IValue> HostInputs{Frame};
     HostInputs.emplace_back(Frame.to(torch::kCPU));
@@ -66,31 +54,3 @@ void pushedInputs(torch::jit::script::Module &Model, torch::Tensor Frame,
     (void)Score;
   }
 }
-
-// A device member that starts on the host and is set to a GPU in the
-// constructor when one is asked for and present: a run-time choice.
-struct Aligner {
-  torch::Device Dev{torch::kCPU};
-  torch::jit::script::Module Net;
-  explicit Aligner(bool UseGpu) {
-    if (UseGpu && torch::cuda::is_available()) {
-      torch::Device Cuda(torch::kCUDA);
-      Dev = Cuda;
-    }
-    Net.to(Dev);
-  }
-  void points(torch::Tensor Frame, bool Half, std::vector<float> &Xs) {
-    torch::Tensor Input;
-    if (Half)
-      Input = Frame.to(torch::kFloat).to(Dev);
-    else
-      Input = Frame.to(Dev);
-    torch::IValue Output = Net.forward({Input, Input});
-    torch::jit::Stack Outputs = Output.toTuple()->elements();
-    torch::Tensor Out = Outputs[0].toTensor();
-    for (int I = 0; I < Out.size(0); ++I)
-      Xs.push_back(Out[I].item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 91: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
-  }
-};

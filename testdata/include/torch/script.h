@@ -21,10 +21,8 @@ struct IValue {
 } // namespace c10
 
 namespace torch {
-using c10::IValue;
 namespace jit {
 using c10::IValue;
-using Stack = std::vector<c10::IValue>;
 struct Module {
   c10::IValue forward(std::vector<c10::IValue> Inputs);
   void to(at::Device D);
