@@ -1629,6 +1629,12 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
             Assignments.emplace_back(Var, Init);
         return WalkStep::Continue;
       });
+  // Host values only: a tensor computed with the value (the boxes left
+  // after suppressing those that overlap the box read back) lives on the
+  // device, and what it decides is decided there.
+  llvm::erase_if(Assignments, [](const auto &Assignment) {
+    return isTensorType(Assignment.first->getType());
+  });
   llvm::SmallPtrSet<const VarDecl *, 4> Derived{Source};
   for (bool Changed = true; Changed;) {
     Changed = false;

@@ -141,3 +141,19 @@ void periodicOutput(float *Grid, int *DeviceDone, float *Host, int Steps) {
       cudaMemcpy(Host, Grid, 4096, cudaMemcpyDeviceToHost);
   }
 }
+
+// Host-driven suppression: the best box's index is read back on every step
+// only to index device tensors; what ends the loop is the boxes left, a
+// device tensor computed from it, so the read-back is a hazard, not a
+// termination flag.
+void suppress(torch::Tensor Scores, torch::Tensor Boxes) {
+  torch::Tensor Order = Scores.to(torch::kCUDA);
+  torch::Tensor Areas = Boxes.to(torch::kCUDA);
+  while (Order.size(0) > 0) {
+    int64_t Best = Order[0].item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<long>()' synchronizes with the GPU on every iteration of the loop at line 152: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    torch::Tensor Overlap = Areas * Areas[Best];
+    Order = Order * Overlap;
+  }
+}
