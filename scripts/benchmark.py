@@ -106,6 +106,17 @@ def against_parse(runs):
            runs, "0.5", "1.0")
 
 
+def print_medians(title, runs, times, rows, width):
+    """Prints the median of each (key, label) row of `times` on the
+    LibTorch example and returns the medians by key."""
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print("%s: seed_training_loop.cpp, real LibTorch headers (medians of %d "
+          "rounds, %d cores)" % (title, runs, os.cpu_count()))
+    for name, label in rows:
+        print("  %-*s %8.3f s" % (width, label, median[name]))
+    return median
+
+
 def second_run(runs):
     """Medians of `runs` rounds on the LibTorch example: the parse, xfer-tidy
     without the cache, the first run into an empty cache and the second."""
@@ -122,14 +133,12 @@ def second_run(runs):
             times["second"].append(seconds(tool))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
-    median = {name: statistics.median(values) for name, values in times.items()}
-    print("Second run over unchanged inputs: seed_training_loop.cpp, real LibTorch "
-          "headers (medians of %d rounds, %d cores)" % (runs, os.cpu_count()))
-    for name, label in [("parse", "clang++-19 -fsyntax-only"),
-                        ("uncached", "xfer-tidy --no-cache"),
-                        ("first", "xfer-tidy, first run (empty cache)"),
-                        ("second", "xfer-tidy, second run (cache hit)")]:
-        print("  %-40s %8.3f s" % (label, median[name]))
+    median = print_medians(
+        "Second run over unchanged inputs", runs, times,
+        [("parse", "clang++-19 -fsyntax-only"),
+         ("uncached", "xfer-tidy --no-cache"),
+         ("first", "xfer-tidy, first run (empty cache)"),
+         ("second", "xfer-tidy, second run (cache hit)")], width=40)
     print("  %-40s %8.3f" % ("first run / parse", median["first"] / median["parse"]))
     print("  %-40s %8.3f   (target <= 0.05)" % ("second run / first run", median["second"] / median["first"]))
 
@@ -180,15 +189,13 @@ def changed_file(runs):
             same = same and json.loads(ours)["findings"] == json.loads(plain)["findings"]
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    median = {name: statistics.median(values) for name, values in times.items()}
-    print("A file edited below its includes: seed_training_loop.cpp, real LibTorch "
-          "headers (medians of %d rounds, %d cores)" % (runs, os.cpu_count()))
-    for name, label in [("parse", "clang++-19 -fsyntax-only"),
-                        ("uncached", "xfer-tidy --no-cache"),
-                        ("first", "xfer-tidy, first analysis"),
-                        ("built", "xfer-tidy, edited (preamble stored)"),
-                        ("reused", "xfer-tidy, edited again (preamble read)")]:
-        print("  %-44s %8.3f s" % (label, median[name]))
+    median = print_medians(
+        "A file edited below its includes", runs, times,
+        [("parse", "clang++-19 -fsyntax-only"),
+         ("uncached", "xfer-tidy --no-cache"),
+         ("first", "xfer-tidy, first analysis"),
+         ("built", "xfer-tidy, edited (preamble stored)"),
+         ("reused", "xfer-tidy, edited again (preamble read)")], width=44)
     print("  %-44s %8.3f   (target <= 0.2)" % ("edited again / parse", median["reused"] / median["parse"]))
     print("  %-44s %8.3f" % ("preamble stored / parse", median["built"] / median["parse"]))
     print("  %-44s %8.0f MiB against %.0f MiB" % ("peak memory, edited again / parse",

@@ -142,25 +142,13 @@ public:
   bool shouldSkipFunctionBody(Decl *D) override { return SkipBody(D); }
 
   void AfterExecute(CompilerInstance &CI) override {
-    SourceManager &SM = CI.getSourceManager();
-    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
-    for (auto It = SM.fileinfo_begin(), End = SM.fileinfo_end(); It != End;
-         ++It) {
-      if (Main && It->first == *Main)
-        continue; // the main file's preamble is checked by its own key
-      std::optional<llvm::MemoryBufferRef> Contents =
-          It->second->getBufferIfLoaded();
-      if (!Contents)
-        continue;
-      llvm::SmallString<256> Path(It->first.getName());
-      CI.getFileManager().makeAbsolutePath(Path);
-      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
+    // The main file's preamble is checked by its own key.
+    for (const auto &[Path, Hash] : filesRead(CI, /*WithMainFile=*/false)) {
       llvm::ErrorOr<llvm::vfs::Status> Status =
           CI.getFileManager().getVirtualFileSystem().status(Path);
       if (!Status)
         continue; // a buffer without a file: nothing to check later
-      Files.push_back({Path.str().str(), Status->getSize(), modifiedNs(*Status),
-                       contentHash(Contents->getBuffer())});
+      Files.push_back({Path, Status->getSize(), modifiedNs(*Status), Hash});
     }
   }
 
@@ -251,9 +239,11 @@ PreambleCache::prepare(CompilerInvocation &Invocation,
   std::string FailedKey = "failed " + PreambleKey;
   if (Previous && Previous->PreambleKey == FailedKey)
     return PreambleUse::None;
-  if (When == Storing::Never || llvm::sys::fs::create_directories(Folder))
+  using Policy = RunOptions::PreamblePolicy;
+  if (When == Policy::ReuseOnly || When == Policy::Never ||
+      llvm::sys::fs::create_directories(Folder))
     return PreambleUse::None;
-  if (!Previous && When == Storing::WhenAnalysedAgain) {
+  if (!Previous && When == Policy::WhenAnalysedAgain) {
     // First analysis of this file with this command: remember it only.
     writeRecord(RecordPath, Record());
     return PreambleUse::None;

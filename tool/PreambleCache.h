@@ -49,15 +49,10 @@ public:
   /// Decides, as the parse does, which function bodies are skipped.
   using BodySkipping = std::function<bool(clang::Decl *)>;
 
-  /// When a preamble is built and stored (one stored is read in each case).
-  enum class Storing {
-    Never,             ///< nor is the file noted as analysed
-    WhenAnalysedAgain, ///< the first analysis notes the file only
-    AtFirstAnalysis
-  };
-
+  /// \p When: when a preamble is built and stored (RunOptions::Preambles;
+  /// Never: none is read either).
   PreambleCache(std::string Directory, BodySkipping SkipBody,
-                Storing When = Storing::WhenAnalysedAgain)
+                RunOptions::PreamblePolicy When)
       : Directory(std::move(Directory)), SkipBody(std::move(SkipBody)),
         When(When) {}
 
@@ -75,7 +70,7 @@ public:
 private:
   std::string Directory;
   BodySkipping SkipBody;
-  Storing When;
+  RunOptions::PreamblePolicy When;
 };
 
 } // namespace xfer

@@ -1,6 +1,8 @@
 //===--- ResultCache.cpp - translation units' results kept between runs ---===//
 
 #include "ResultCache.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/ConvertUTF.h"
@@ -222,6 +224,27 @@ std::string defaultCacheDirectory() {
   }
   llvm::sys::path::append(Path, "xfer-tidy");
   return Path.str().str();
+}
+
+FileHashes filesRead(clang::CompilerInstance &Compiler, bool WithMainFile) {
+  FileHashes Files;
+  clang::SourceManager &SM = Compiler.getSourceManager();
+  clang::OptionalFileEntryRef Main =
+      SM.getFileEntryRefForID(SM.getMainFileID());
+  for (auto It = SM.fileinfo_begin(), End = SM.fileinfo_end(); It != End;
+       ++It) {
+    if (!WithMainFile && Main && It->first == *Main)
+      continue;
+    std::optional<llvm::MemoryBufferRef> Contents =
+        It->second->getBufferIfLoaded();
+    if (!Contents)
+      continue;
+    llvm::SmallString<256> Path(It->first.getName());
+    Compiler.getFileManager().makeAbsolutePath(Path);
+    llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
+    Files[Path.str().str()] = contentHash(Contents->getBuffer());
+  }
+  return Files;
 }
 
 std::string contentHash(llvm::StringRef Data) {

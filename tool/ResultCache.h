@@ -26,6 +26,10 @@
 #include <optional>
 #include <string>
 
+namespace clang {
+class CompilerInstance;
+} // namespace clang
+
 namespace xfer {
 
 /// $XDG_CACHE_HOME/xfer-tidy, else $HOME/.cache/xfer-tidy; empty when
@@ -55,6 +59,12 @@ llvm::StringRef toolIdentity();
 /// The files a parse read (absolute paths) with the contentHash of what it
 /// read.
 using FileHashes = std::map<std::string, std::string>;
+
+/// Every file \p Compiler's parse read (absolute, dots removed), with the
+/// contentHash of what it read (not of what is on disk by now); the main
+/// file too unless \p WithMainFile is false.
+FileHashes filesRead(clang::CompilerInstance &Compiler,
+                     bool WithMainFile = true);
 
 /// The translation unit's result as stored: diagnostics with their notes,
 /// fixes and ranges, and the cost notes' figures. Run-level fields

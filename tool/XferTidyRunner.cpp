@@ -125,19 +125,8 @@ protected:
   void EndSourceFileAction() override {
     if (!FilesRead)
       return;
-    CompilerInstance &Compiler = getCompilerInstance();
-    SourceManager &SM = Compiler.getSourceManager();
-    for (auto It = SM.fileinfo_begin(), End = SM.fileinfo_end(); It != End;
-         ++It) {
-      std::optional<llvm::MemoryBufferRef> Contents =
-          It->second->getBufferIfLoaded();
-      if (!Contents)
-        continue;
-      llvm::SmallString<256> Path(It->first.getName());
-      Compiler.getFileManager().makeAbsolutePath(Path);
-      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
-      (*FilesRead)[Path.str().str()] = contentHash(Contents->getBuffer());
-    }
+    for (auto &[Path, Hash] : filesRead(getCompilerInstance()))
+      (*FilesRead)[Path] = std::move(Hash);
   }
 
 private:
@@ -164,7 +153,8 @@ public:
 
   /// Parse with a stored preamble (see PreambleCache.h) where there is one,
   /// and keep one for a file analysed again.
-  void usePreambles(std::string CacheDirectory, PreambleCache::Storing When) {
+  void usePreambles(std::string CacheDirectory,
+                    RunOptions::PreamblePolicy When) {
     Preambles.emplace(
         std::move(CacheDirectory),
         [this](Decl *D) { return SkipBodies && checksNeverReadBodyOf(D); },
@@ -553,22 +543,8 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
         return std::move(*Hit);
       }
       Factory.recordFilesRead(&FilesRead);
-      switch (Options.Preambles) {
-      case RunOptions::PreamblePolicy::Never:
-        break;
-      case RunOptions::PreamblePolicy::ReuseOnly:
-        Factory.usePreambles(Options.CacheDirectory,
-                             PreambleCache::Storing::Never);
-        break;
-      case RunOptions::PreamblePolicy::WhenAnalysedAgain:
-        Factory.usePreambles(Options.CacheDirectory,
-                             PreambleCache::Storing::WhenAnalysedAgain);
-        break;
-      case RunOptions::PreamblePolicy::Always:
-        Factory.usePreambles(Options.CacheDirectory,
-                             PreambleCache::Storing::AtFirstAnalysis);
-        break;
-      }
+      if (Options.Preambles != RunOptions::PreamblePolicy::Never)
+        Factory.usePreambles(Options.CacheDirectory, Options.Preambles);
     }
   }
 

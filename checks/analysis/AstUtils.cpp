@@ -94,6 +94,17 @@ const FunctionDecl *definedCallee(const CallExpr *Call,
   return Definition;
 }
 
+std::optional<AssignmentParts> assignmentParts(const Stmt &S) {
+  if (const auto *Op = dyn_cast<BinaryOperator>(&S); Op && Op->isAssignmentOp())
+    return AssignmentParts{Op->getLHS(), Op->getRHS(),
+                           Op->isCompoundAssignmentOp()};
+  if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(&S);
+      Call && Call->isAssignmentOp() && Call->getNumArgs() == 2)
+    return AssignmentParts{Call->getArg(0), Call->getArg(1),
+                           Call->getOperator() != OO_Equal};
+  return std::nullopt;
+}
+
 bool isLoopStmt(const Stmt *S) {
   return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

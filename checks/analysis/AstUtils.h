@@ -5,6 +5,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
+#include <optional>
 
 namespace clang::tidy::xfer {
 
@@ -31,6 +32,15 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
 /// in user code (library internals are catalogued by name instead).
 const FunctionDecl *definedCallee(const CallExpr *Call,
                                   const SourceManager &SM);
+
+/// The two sides of an assignment, built in or a class's `operator=`
+/// (`Word = vocabulary.word(Next)`); compound ones (`+=`) too.
+struct AssignmentParts {
+  const Expr *Target;
+  const Expr *Value;
+  bool Compound;
+};
+std::optional<AssignmentParts> assignmentParts(const Stmt &S);
 
 /// True for loop statements: for, range-for, while, do.
 bool isLoopStmt(const Stmt *S);

@@ -1641,16 +1641,12 @@ static bool storesIntoOwnField(const Stmt *S, const FieldDecl *Field) {
     return false;
   if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
     E = Cleanups->getSubExpr();
-  E = E->IgnoreParenImpCasts();
-  const Expr *Target = nullptr;
-  if (const auto *Assign = dyn_cast<BinaryOperator>(E);
-      Assign && Assign->getOpcode() == BO_Assign)
-    Target = Assign->getLHS();
-  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-           Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-    Target = Op->getArg(0);
+  std::optional<AssignmentParts> Assign =
+      assignmentParts(*E->IgnoreParenImpCasts());
   const auto *Member =
-      Target ? dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+      Assign && !Assign->Compound
+          ? dyn_cast<MemberExpr>(Assign->Target->IgnoreParenImpCasts())
+          : nullptr;
   return Member && Member->getMemberDecl() == Field &&
          isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
 }

@@ -1329,21 +1329,14 @@ bool iterationsDiffer(const Stmt *Loop) {
   });
   bool Walks = false;
   walkStmt(Body, [&](const Stmt &S) {
-    const Expr *Target = nullptr, *Value = nullptr;
-    if (const auto *Assign = dyn_cast<BinaryOperator>(&S);
-        Assign && Assign->getOpcode() == BO_Assign) {
-      Target = Assign->getLHS();
-      Value = Assign->getRHS();
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
-               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-      Target = Op->getArg(0);
-      Value = Op->getArg(1);
-    }
+    std::optional<AssignmentParts> Assign = assignmentParts(S);
+    if (!Assign || Assign->Compound)
+      return WalkStep::Continue;
     const auto *Ref =
-        Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+        dyn_cast<DeclRefExpr>(Assign->Target->IgnoreParenImpCasts());
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (Var && Tested.contains(Var) &&
-        isa<CallExpr>(Value->IgnoreImplicit()->IgnoreParenImpCasts())) {
+        isa<CallExpr>(Assign->Value->IgnoreImplicit()->IgnoreParenImpCasts())) {
       Walks = true;
       return WalkStep::Stop;
     }
@@ -1605,22 +1598,11 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
   walkStmt(
       Body,
       [&](const Stmt &S) {
-        const Expr *Target = nullptr, *Value = nullptr;
-        if (const auto *Op = dyn_cast<BinaryOperator>(&S);
-            Op && Op->isAssignmentOp()) {
-          Target = Op->getLHS();
-          Value = Op->getRHS();
-        } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(&S);
-                   Call && Call->isAssignmentOp() && Call->getNumArgs() == 2) {
-          // A class's assignment: `Word = vocabulary.word(Next)`.
-          Target = Call->getArg(0);
-          Value = Call->getArg(1);
-        }
-        if (Target)
+        if (std::optional<AssignmentParts> Assign = assignmentParts(S))
           if (const auto *Ref =
-                  dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
+                  dyn_cast<DeclRefExpr>(Assign->Target->IgnoreParenImpCasts()))
             if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-              Assignments.emplace_back(Var, Value);
+              Assignments.emplace_back(Var, Assign->Value);
         return WalkStep::Continue;
       },
       [&](const Decl &D) {
@@ -1711,22 +1693,15 @@ bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
   // The members of this object the method stores the value into.
   llvm::SmallPtrSet<const FieldDecl *, 2> Stored;
   walkStmt(Body, [&](const Stmt &S) {
-    const Expr *Target = nullptr, *Value = nullptr;
-    if (const auto *Op = dyn_cast<BinaryOperator>(&S);
-        Op && Op->isAssignmentOp()) {
-      Target = Op->getLHS();
-      Value = Op->getRHS();
-    } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(&S);
-               Call && Call->isAssignmentOp() && Call->getNumArgs() == 2) {
-      Target = Call->getArg(0);
-      Value = Call->getArg(1);
-    }
-    if (!Target)
+    std::optional<AssignmentParts> Assign = assignmentParts(S);
+    if (!Assign)
       return WalkStep::Continue;
-    const auto *Field = dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts());
+    const auto *Field =
+        dyn_cast<MemberExpr>(Assign->Target->IgnoreParenImpCasts());
     if (Field && isa<CXXThisExpr>(Field->getBase()->IgnoreParenImpCasts()) &&
-        llvm::any_of(Derived,
-                     [&](const VarDecl *Var) { return refersTo(Value, Var); }))
+        llvm::any_of(Derived, [&](const VarDecl *Var) {
+          return refersTo(Assign->Value, Var);
+        }))
       if (const auto *Decl = dyn_cast<FieldDecl>(Field->getMemberDecl()))
         Stored.insert(Decl);
     return WalkStep::Continue;
