@@ -202,19 +202,6 @@ bool isDiscarded(const Expr *Call, ASTContext &Ctx) {
   return false;
 }
 
-/// True if \p S runs whenever its function body does: no branch encloses
-/// it (loops do not matter here).
-bool isUnconditional(const Stmt *S, ASTContext &Ctx) {
-  for (const Stmt *P = parentStmt(S, Ctx); P; P = parentStmt(P, Ctx)) {
-    if (isa<IfStmt, SwitchStmt, AbstractConditionalOperator>(P))
-      return false;
-    if (const auto *Binary = dyn_cast<BinaryOperator>(P);
-        Binary && Binary->isLogicalOp())
-      return false;
-  }
-  return true;
-}
-
 /// The pointers cudaLaunchKernel passes through its `void **args` array:
 /// `void *Args[] = {&P, &N};`.
 void collectLaunchArguments(const Expr *ArgsArray,
@@ -445,7 +432,8 @@ DeviceMismatchCheck::unconditionalCudaPlacement(const FunctionDecl *Function,
           Analyses->devices().deviceValue(Call->getArg(0));
       PlacesOnCuda = Device && Device->Where == Placement::Cuda;
     }
-    if (PlacesOnCuda && isUnconditional(Call, Ctx))
+    if (PlacesOnCuda &&
+        Analyses->devices().executionOrder().runsWheneverFunctionRuns(Call))
       return It->second = Call;
   }
   return nullptr;

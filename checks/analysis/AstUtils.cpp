@@ -143,47 +143,6 @@ bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop) {
   return false;
 }
 
-/// True if reaching \p Child of \p Parent is conditional or repeated relative
-/// to reaching \p Parent.
-static bool isConditionalChild(const Stmt *Child, const Stmt *Parent) {
-  if (const auto *If = dyn_cast<IfStmt>(Parent))
-    return Child != If->getCond() && Child != If->getInit() &&
-           Child != If->getConditionVariableDeclStmt();
-  if (isLoopStmt(Parent)) {
-    // A do-body runs at least once; everything else in a loop may not run.
-    if (const auto *Do = dyn_cast<DoStmt>(Parent))
-      return Child != Do->getBody();
-    if (const auto *For = dyn_cast<ForStmt>(Parent))
-      return Child != For->getInit() && Child != For->getCond();
-    if (const auto *While = dyn_cast<WhileStmt>(Parent))
-      return Child != While->getCond();
-    return true;
-  }
-  if (isa<SwitchStmt, SwitchCase, LambdaExpr>(Parent))
-    return true;
-  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(Parent))
-    return Child != Cond->getCond();
-  if (const auto *Bin = dyn_cast<BinaryOperator>(Parent))
-    return Bin->isLogicalOp() && Child == Bin->getRHS();
-  return false;
-}
-
-bool alwaysExecutesBefore(const Stmt *Earlier, const Stmt *Later,
-                          ASTContext &Ctx) {
-  llvm::SmallPtrSet<const Stmt *, 16> LaterAncestors;
-  for (const Stmt *S = Later; S; S = parentStmt(S, Ctx))
-    LaterAncestors.insert(S);
-  const Stmt *Child = Earlier;
-  for (const Stmt *S = parentStmt(Earlier, Ctx); S;
-       Child = S, S = parentStmt(S, Ctx)) {
-    if (LaterAncestors.contains(S))
-      return !isConditionalChild(Child, S);
-    if (isConditionalChild(Child, S))
-      return false;
-  }
-  return false;
-}
-
 bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM) {
   return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A->getEndLoc()),
                                       SM.getExpansionLoc(B->getBeginLoc()));

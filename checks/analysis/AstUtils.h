@@ -53,12 +53,6 @@ const Stmt *loopBody(const Stmt *Loop);
 /// i.e. evaluated on every iteration (a for-init or range-init is not).
 bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop);
 
-/// True if \p Earlier, when reached, is always evaluated before \p Later in
-/// the same function: no branch, loop or short-circuit separates it from
-/// their closest common ancestor.
-bool alwaysExecutesBefore(const Stmt *Earlier, const Stmt *Later,
-                          ASTContext &Ctx);
-
 /// Offset-based source order of two statements in the same file.
 bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM);
 

@@ -1237,7 +1237,7 @@ DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
       return PlacementFact{};
     return evaluatePointer(Init);
   }
-  if (!alwaysExecutesBefore(Last, Use, Ctx))
+  if (!Order.alwaysRunsBefore(Last, Use))
     return PlacementFact{};
   if (ThroughPointer) {
     for (const Stmt *S : Body) {
@@ -1492,7 +1492,7 @@ std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
     if (Value && isDeviceSide(Value->Where) && isExplicitMove(It->Value))
       MovedToDevice = Value->Origin ? Value->Origin : It->At;
     Join(std::move(Value));
-    if (!It->Accumulates && alwaysExecutesBefore(It->At, Use, Ctx)) {
+    if (!It->Accumulates && Order.alwaysRunsBefore(It->At, Use)) {
       Dominated = true;
       break;
     }

@@ -15,6 +15,7 @@
 #ifndef XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCE_H
 #define XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCE_H
 
+#include "analysis/ExecutionOrder.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -64,9 +65,8 @@ class DeviceInference {
 public:
   /// \p Facts, when given, adds the callers in other translation units of
   /// the program to each parameter's placement.
-  explicit DeviceInference(ASTContext &Ctx,
-                           const ProjectFacts *Facts = nullptr)
-      : Ctx(Ctx), Facts(Facts) {}
+  explicit DeviceInference(ASTContext &Ctx, const ProjectFacts *Facts = nullptr)
+      : Ctx(Ctx), Facts(Facts), Order(Ctx) {}
 
   /// Placement of the argument \p Arg passed for a parameter of type
   /// \p ParamType (a tensor, device, module or pointer).
@@ -90,6 +90,9 @@ public:
   PlacementFact modulePlacement(const Expr *E);
 
   ASTContext &context() { return Ctx; }
+
+  /// What runs before what in this unit's functions (one CFG per body).
+  ExecutionOrder &executionOrder() { return Order; }
 
   /// The calls of \p Function in the translation unit's user code.
   llvm::ArrayRef<const CallExpr *> callSitesOf(const FunctionDecl *Function);
@@ -212,6 +215,7 @@ private:
 
   ASTContext &Ctx;
   const ProjectFacts *Facts;
+  ExecutionOrder Order;
   llvm::DenseSet<const FunctionDecl *> ScannedFunctions;
   llvm::DenseMap<const VarDecl *, DefinitionList> Definitions;
   /// Definitions being evaluated: a loop-carried definition may depend on
