@@ -21,19 +21,6 @@ constexpr llvm::StringLiteral SameDeviceError =
     "LibTorch throws at run time (\"Expected all tensors to be on the same "
     "device\")";
 
-bool isNamed(const NamedDecl *D, llvm::StringRef Name) {
-  return D && D->getIdentifier() && D->getName() == Name;
-}
-
-/// Declared in namespace at or torch (including torch::nn::functional).
-bool isTorchFunction(const FunctionDecl *FD) {
-  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (NS->getName() == "at" || NS->getName() == "torch")
-        return true;
-  return false;
-}
-
 bool isInStdOrGlobalNamespace(const FunctionDecl *FD) {
   const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
   if (DC->isTranslationUnit())
@@ -369,7 +356,7 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   checkTensorOperation(Call, Ctx);
 }
 
-bool DeviceMismatchCheck::isDeviceSide(const PlacementFact &Fact,
+bool DeviceMismatchCheck::countsAsCuda(const PlacementFact &Fact,
                                        const Stmt *Site, ASTContext &Ctx,
                                        const Stmt *&ForcedAt) {
   if (Fact.Where == Placement::Cuda)
@@ -468,7 +455,7 @@ void DeviceMismatchCheck::noteOrigin(const Expr *Value,
 void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
                                                ASTContext &Ctx) {
   const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || !isTorchFunction(Callee))
+  if (!Callee || !isInTorchNamespace(Callee))
     return;
   std::string Operation;
   llvm::SmallVector<const Expr *, 4> Operands;
@@ -521,7 +508,7 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
           !(Fact.Origin && isa<Expr>(Fact.Origin) &&
             isZeroDimTensor(cast<Expr>(Fact.Origin))))
         HostOperand = Operand{E, Fact};
-    } else if (!DeviceOperand && isDeviceSide(Fact, Call, Ctx, ForcedAt)) {
+    } else if (!DeviceOperand && countsAsCuda(Fact, Call, Ctx, ForcedAt)) {
       DeviceOperand = Operand{E, Fact};
       DeviceFirst = !HostOperand;
     }
@@ -546,7 +533,7 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
   const Stmt *ForcedAt = nullptr;
   bool ModuleOnHost = isHostPlacement(ModuleFact.Where);
   bool ModuleOnDevice =
-      !ModuleOnHost && isDeviceSide(ModuleFact, Call, Ctx, ForcedAt);
+      !ModuleOnHost && countsAsCuda(ModuleFact, Call, Ctx, ForcedAt);
   if (!ModuleOnHost && !ModuleOnDevice)
     return;
 
@@ -560,7 +547,7 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
     if (ModuleOnDevice)
       Mismatch = isHostPlacement(InputFact.Where);
     else
-      Mismatch = isDeviceSide(InputFact, Call, Ctx, ForcedAt);
+      Mismatch = countsAsCuda(InputFact, Call, Ctx, ForcedAt);
     if (!Mismatch)
       continue;
     const Expr *ModuleName = Module->IgnoreParenImpCasts();
@@ -743,7 +730,7 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
   // On a device chosen at run time (`t.to(device).data_ptr()`) in a program
   // that uses CUDA, a GPU run reads device memory: the run that matters.
   const Stmt *ForcedAt = nullptr;
-  if (!isDeviceSide(Fact, Access, Ctx, ForcedAt))
+  if (!countsAsCuda(Fact, Access, Ctx, ForcedAt))
     return;
   diag(Access->getExprLoc(),
        "%select{device memory|memory that is on the GPU when the program "

@@ -58,7 +58,7 @@ private:
   /// CUDA unconditionally (then \p ForcedAt is that place) or in a program
   /// that uses CUDA (names it, as the translation unit or the project
   /// index shows).
-  bool isDeviceSide(const PlacementFact &Fact, const Stmt *Site,
+  bool countsAsCuda(const PlacementFact &Fact, const Stmt *Site,
                     ASTContext &Ctx, const Stmt *&ForcedAt);
   /// Says why a device chosen at run time counts as cuda.
   void noteRunTimeDevice(Placement DeviceSide, const Stmt *ForcedAt);

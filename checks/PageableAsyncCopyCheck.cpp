@@ -112,14 +112,7 @@ std::optional<unsigned> nonBlockingArgument(const CallExpr *Call) {
 }
 
 bool isConstantTrue(const Expr *E, const ASTContext &Ctx) {
-  if (isa<CXXDefaultArgExpr>(E) || E->isValueDependent())
-    return false;
-  bool Value = false;
-  return E->EvaluateAsBooleanCondition(Value, Ctx) && Value;
-}
-
-bool isDeviceSide(Placement P) {
-  return P == Placement::Cuda || P == Placement::MaybeCuda;
+  return !isa<CXXDefaultArgExpr>(E) && evaluateCondition(E, Ctx) == true;
 }
 
 } // namespace
@@ -230,13 +223,10 @@ void PageableAsyncCopyCheck::checkCudaCopy(const CallExpr *Call,
     return;
 
   std::optional<uint64_t> Bytes;
-  Expr::EvalResult Count;
   if ((*Api == CudaApi::MemcpyAsync || *Api == CudaApi::MemcpyToSymbolAsync ||
        *Api == CudaApi::MemcpyFromSymbolAsync) &&
-      Call->getNumArgs() > 2 && !Call->getArg(2)->isValueDependent() &&
-      Call->getArg(2)->EvaluateAsInt(Count, Ctx) &&
-      !Count.Val.getInt().isNegative())
-    Bytes = Count.Val.getInt().getZExtValue();
+      Call->getNumArgs() > 2)
+    Bytes = evaluateCount(Call->getArg(2), Ctx);
   reportPageableCopy(Call, cudaApiName(*Api), IntoHost, Host, Bytes, Ctx);
 }
 

@@ -190,6 +190,10 @@ bool isInTorchNamespace(const Decl *D) {
   return NS == "at" || NS == "torch";
 }
 
+bool isInLibTorch(const Decl *D) {
+  return isInTorchNamespace(D) || outermostNamespace(D) == "c10";
+}
+
 bool isTensorType(QualType T) {
   if (T.isNull())
     return false;
@@ -487,12 +491,10 @@ std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
       if (ByName)
         return ByName;
     }
-  if (KindArg->isValueDependent())
+  std::optional<int64_t> Kind = evaluateInt(KindArg, Ctx);
+  if (!Kind)
     return std::nullopt;
-  Expr::EvalResult Result;
-  if (!KindArg->EvaluateAsInt(Result, Ctx))
-    return std::nullopt;
-  switch (Result.Val.getInt().getExtValue()) {
+  switch (*Kind) {
   case 0:
     return MemcpyDirection::HostToHost;
   case 1:

@@ -104,8 +104,13 @@ llvm::StringRef memcpyKindName(MemcpyDirection Direction);
 /// "std", ...), looking through inline namespaces.
 llvm::StringRef outermostNamespace(const Decl *D);
 
-/// True if \p D is declared in LibTorch's namespaces at or torch.
+/// True if \p D is declared in LibTorch's tensor API: namespaces at or
+/// torch (torch::nn::functional too).
 bool isInTorchNamespace(const Decl *D);
+
+/// True if \p D is declared anywhere in LibTorch: at, torch or c10 (its core
+/// types: Device, Scalar, IValue, ArrayRef, ...).
+bool isInLibTorch(const Decl *D);
 
 /// True for LibTorch methods that launch no kernel of their own: views and
 /// indexing, metadata, placement changes (a copy is judged as a copy) and

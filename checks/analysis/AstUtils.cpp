@@ -13,10 +13,16 @@ namespace clang::tidy::xfer {
 const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(*S);
   // An initializer's parent is its variable, whose parent is the DeclStmt.
+  // An element of a braced list has two parents, the list's syntactic and
+  // semantic forms, in no fixed order: any statement parent will do.
   while (!Parents.empty()) {
-    if (const auto *P = Parents[0].get<Stmt>())
-      return P;
-    const auto *Var = Parents[0].get<VarDecl>();
+    const VarDecl *Var = nullptr;
+    for (const DynTypedNode &Parent : Parents) {
+      if (const auto *P = Parent.get<Stmt>())
+        return P;
+      if (!Var)
+        Var = Parent.get<VarDecl>();
+    }
     if (!Var || isa<ParmVarDecl>(Var))
       return nullptr;
     Parents = Ctx.getParents(*Var);
@@ -141,6 +147,35 @@ bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop) {
   if (const auto *Do = dyn_cast<DoStmt>(Loop))
     return Child == Do->getBody() || Child == Do->getCond();
   return false;
+}
+
+bool isNamed(const NamedDecl *D, llvm::StringRef Name) {
+  return D && D->getIdentifier() && D->getName() == Name;
+}
+
+std::optional<int64_t> evaluateInt(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult Result;
+  if (!E->EvaluateAsInt(Result, Ctx))
+    return std::nullopt;
+  return Result.Val.getInt().getExtValue();
+}
+
+std::optional<uint64_t> evaluateCount(const Expr *E, const ASTContext &Ctx) {
+  std::optional<int64_t> Value = evaluateInt(E, Ctx);
+  if (!Value || *Value < 0)
+    return std::nullopt;
+  return static_cast<uint64_t>(*Value);
+}
+
+std::optional<bool> evaluateCondition(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  bool Value = false;
+  if (!E->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
 }
 
 bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM) {

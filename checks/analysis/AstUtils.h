@@ -25,6 +25,10 @@ const Expr *ignoreCopiesAndConversions(const Expr *E);
 /// The innermost function (or lambda call operator) whose body holds \p S.
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
 
+/// True if \p D has the plain identifier \p Name (not an operator or a
+/// constructor).
+bool isNamed(const NamedDecl *D, llvm::StringRef Name);
+
 /// True if \p Inner is \p Outer or nested inside it.
 bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
 
@@ -52,6 +56,17 @@ const Stmt *loopBody(const Stmt *Loop);
 /// True if \p S is the body, condition or increment of the loop \p Loop,
 /// i.e. evaluated on every iteration (a for-init or range-init is not).
 bool isRepeatedPartOfLoop(const Stmt *Child, const Stmt *Loop);
+
+/// The value of an integer constant expression (a literal, a constexpr
+/// variable, an enumerator, arithmetic on them); std::nullopt otherwise or
+/// in a template.
+std::optional<int64_t> evaluateInt(const Expr *E, const ASTContext &Ctx);
+
+/// evaluateInt for a size or count: std::nullopt when negative.
+std::optional<uint64_t> evaluateCount(const Expr *E, const ASTContext &Ctx);
+
+/// The value of a condition that is a constant (`do { } while (0)`).
+std::optional<bool> evaluateCondition(const Expr *E, const ASTContext &Ctx);
 
 /// Offset-based source order of two statements in the same file.
 bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM);

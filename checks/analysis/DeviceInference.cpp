@@ -34,10 +34,6 @@ llvm::StringRef placementName(Placement P) {
   llvm_unreachable("unknown placement");
 }
 
-static bool isDeviceSide(Placement P) {
-  return P == Placement::Cuda || P == Placement::MaybeCuda;
-}
-
 Placement joinPlacements(Placement A, Placement B) {
   if (A == B)
     return A;
@@ -92,10 +88,6 @@ const Expr *stripValueWrappers(const Expr *E) {
       return E;
   }
   return E;
-}
-
-bool isNamed(const NamedDecl *D, llvm::StringRef Name) {
-  return D && D->getIdentifier() && D->getName() == Name;
 }
 
 /// The argument of a call that carries the target device: the first
@@ -376,16 +368,6 @@ const CXXMemberCallExpr *asModuleMove(const Expr *E) {
                                    .getNonReferenceType()
                                    ->getAsCXXRecordDecl();
   return isNamed(First, "Device") ? Call : nullptr; // not a dtype-only to()
-}
-
-/// Declared in namespace at, torch or c10 (LibTorch itself).
-bool isTorchFunction(const FunctionDecl *FD) {
-  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (NS->getName() == "at" || NS->getName() == "torch" ||
-          NS->getName() == "c10")
-        return true;
-  return false;
 }
 
 bool isHostAllocationFunction(const FunctionDecl *FD) {
@@ -1545,8 +1527,7 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
   auto OnCall = [&](const CallExpr *Call) {
     // A module handed to user code may be moved there.
     if (const FunctionDecl *Callee = Call->getDirectCallee();
-        !isa<CXXOperatorCallExpr>(Call) &&
-        (!Callee || !isTorchFunction(Callee)))
+        !isa<CXXOperatorCallExpr>(Call) && (!Callee || !isInLibTorch(Callee)))
       for (const Expr *Arg : Call->arguments())
         if (const VarDecl *Var = moduleVariable(Arg))
           Out[Var].push_back({Call, nullptr, false});

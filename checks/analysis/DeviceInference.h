@@ -39,6 +39,11 @@ enum class Placement {
 /// "cpu", "cuda", "maybe-cuda", ...
 llvm::StringRef placementName(Placement P);
 
+/// True for cuda and for a device chosen at run time that may be cuda.
+inline bool isDeviceSide(Placement P) {
+  return P == Placement::Cuda || P == Placement::MaybeCuda;
+}
+
 /// True for host memory the host may read without a copy.
 inline bool isHostPlacement(Placement P) {
   return P == Placement::Cpu || P == Placement::PinnedCpu;

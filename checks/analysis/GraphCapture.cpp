@@ -425,8 +425,7 @@ std::optional<LaunchSite> optimizerUpdate(const CallExpr *Call, ASTContext &Ctx,
     // zero_grad(bool set_to_none = true)
     bool SetToNone = true;
     if (Call->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Call->getArg(0)))
-      if (std::optional<llvm::APSInt> Value =
-              Call->getArg(0)->getIntegerConstantExpr(Ctx))
+      if (std::optional<int64_t> Value = evaluateInt(Call->getArg(0), Ctx))
         SetToNone = *Value != 0;
     if (SetToNone)
       return Site;

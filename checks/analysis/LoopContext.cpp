@@ -27,15 +27,6 @@ struct Guard {
   std::string PeriodSpelling;
 };
 
-std::optional<int64_t> evaluateInt(const Expr *E, const ASTContext &Ctx) {
-  if (!E || E->isValueDependent() || E->isTypeDependent())
-    return std::nullopt;
-  Expr::EvalResult Result;
-  if (!E->EvaluateAsInt(Result, Ctx))
-    return std::nullopt;
-  return Result.Val.getInt().getExtValue();
-}
-
 bool refersToVariable(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   if (isa<DeclRefExpr, MemberExpr>(E))
@@ -55,9 +46,7 @@ bool refersToVariable(const Expr *E) {
 /// (`CHECK(cudaMemcpy(...))`), one statement of the user's block.
 bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
   const auto *Do = dyn_cast_or_null<DoStmt>(S);
-  bool Value = true;
-  return Do && !Do->getCond()->isValueDependent() &&
-         Do->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value;
+  return Do && evaluateCondition(Do->getCond(), Ctx) == false;
 }
 
 /// True if \p S sits in the body of such a wrapper (an `if (err)` of the
@@ -338,7 +327,7 @@ bool writesOutput(const CallExpr *Call) {
   llvm::StringRef Namespace = outermostNamespace(Callee);
   if (Namespace == "spdlog")
     return true;
-  if (llvm::is_contained({"std", "torch", "at", "c10"}, Namespace))
+  if (Namespace == "std" || isInLibTorch(Callee))
     return false;
   std::string Lower = Name.lower();
   llvm::StringRef LowerName(Lower);
@@ -458,10 +447,7 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
   if (std::optional<uint64_t> Trips = constantTripCount(S, Ctx))
     return *Trips <= 1;
   const auto *Do = dyn_cast<DoStmt>(S);
-  if (!Do || !Do->getCond() || Do->getCond()->isValueDependent())
-    return false;
-  bool Repeats = true;
-  return Do->getCond()->EvaluateAsBooleanCondition(Repeats, Ctx) && !Repeats;
+  return Do && evaluateCondition(Do->getCond(), Ctx) == false;
 }
 
 /// True if \p Loop walks the parts of a model or pipeline: each iteration
@@ -601,12 +587,8 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
     // User code: what its body does, where it is visible.
     if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
       return functionQueuesDeviceWork(Callee, Search, 0);
-    for (const DeclContext *DC = Callee->getDeclContext(); DC;
-         DC = DC->getParent())
-      if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-        if (NS->getName() == "at" || NS->getName() == "torch" ||
-            NS->getName() == "c10")
-          return true;
+    if (isInLibTorch(Callee))
+      return true;
     const IdentifierInfo *Id = Callee->getIdentifier();
     return Id && (Id->getName().starts_with("cu") ||
                   Id->getName().starts_with("nccl"));

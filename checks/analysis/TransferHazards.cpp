@@ -9,16 +9,6 @@
 namespace clang::tidy::xfer {
 namespace {
 
-std::optional<uint64_t> constantBytes(const Expr *Count,
-                                      const ASTContext &Ctx) {
-  if (!Count || Count->isValueDependent())
-    return std::nullopt;
-  Expr::EvalResult Result;
-  if (!Count->EvaluateAsInt(Result, Ctx) || Result.Val.getInt().isNegative())
-    return std::nullopt;
-  return Result.Val.getInt().getZExtValue();
-}
-
 std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
                                     DeviceInference &Devices) {
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/true, T.Spelling, "",
@@ -147,7 +137,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
   case CudaApi::Free:
     H.CostPattern = patterns::CudaMallocFree;
     if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
-      H.Bytes = constantBytes(Call->getArg(1), Devices.context());
+      H.Bytes = evaluateCount(Call->getArg(1), Devices.context());
     return H;
   case CudaApi::Memcpy:
   case CudaApi::Memcpy2D:
@@ -179,7 +169,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
         return std::nullopt;
     }
     if (Api == CudaApi::Memcpy)
-      H.Bytes = constantBytes(Call->getArg(2), Devices.context());
+      H.Bytes = evaluateCount(Call->getArg(2), Devices.context());
     if (*Direction == MemcpyDirection::DeviceToHost) {
       H.Kind = HazardKind::DeviceToHostCopy;
       H.Subject = Destination;

@@ -110,11 +110,10 @@ std::optional<uint64_t> constantFactoryBytes(const CallExpr *Factory,
     return std::nullopt;
   uint64_t Elements = 1;
   for (const Expr *Dim : Init->inits()) {
-    Expr::EvalResult Result;
-    if (Dim->isValueDependent() || !Dim->EvaluateAsInt(Result, Ctx) ||
-        Result.Val.getInt().isNegative())
+    std::optional<uint64_t> Size = evaluateCount(Dim, Ctx);
+    if (!Size)
       return std::nullopt;
-    Elements *= Result.Val.getInt().getZExtValue();
+    Elements *= *Size;
   }
   return Elements * sizeof(float);
 }
