@@ -10,6 +10,8 @@
 #include "Findings.h"
 #include "XferTidyRunner.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -50,6 +52,64 @@ std::string readFile(llvm::StringRef Path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
       llvm::MemoryBuffer::getFile(Path);
   return Buffer ? (*Buffer)->getBuffer().str() : std::string();
+}
+
+/// What differs between \p Expected and \p Actual, each expectation taking
+/// one diagnostic it matches; empty when they agree.
+std::string unmatched(const std::vector<ExpectedDiagnostic> &Expected,
+                      std::vector<std::string> Actual) {
+  std::vector<std::string> Missing;
+  // Exact expectations first, so that a prefix does not take another's.
+  for (bool Prefix : {false, true})
+    for (const ExpectedDiagnostic &E : Expected) {
+      if (E.Prefix != Prefix)
+        continue;
+      auto It = llvm::find_if(
+          Actual, [&](const std::string &A) { return E.matches(A); });
+      if (It == Actual.end())
+        Missing.push_back(E.Text + (E.Prefix ? " ..." : ""));
+      else
+        Actual.erase(It);
+    }
+  if (Missing.empty() && Actual.empty())
+    return "";
+  return "expected but not produced:\n" + join(Missing) +
+         "produced but not expected:\n" + join(Actual);
+}
+
+/// The lines every fix changes, against the XFER-FIXES of the source;
+/// empty when they agree.
+std::string unmatchedFixes(const std::string &Contents, const RunResult &Run,
+                           const std::vector<ExpectedFix> &Expected) {
+  clang::tooling::Replacements All;
+  for (const clang::tidy::ClangTidyError &Error : Run.Diagnostics)
+    for (const auto &[File, Replacements] : Error.Message.Fix)
+      for (const clang::tooling::Replacement &R : Replacements)
+        if (llvm::Error E = All.add(R))
+          return "conflicting fixes: " + llvm::toString(std::move(E));
+  llvm::Expected<std::string> Fixed =
+      clang::tooling::applyAllReplacements(Contents, All);
+  if (!Fixed)
+    return "fixes do not apply: " + llvm::toString(Fixed.takeError());
+  llvm::SmallVector<llvm::StringRef, 0> Before, After;
+  llvm::StringRef(Contents).split(Before, '\n');
+  llvm::StringRef(*Fixed).split(After, '\n');
+  if (Before.size() != After.size())
+    return "the fixes add or remove lines";
+  std::string Problems;
+  for (const ExpectedFix &Fix : Expected)
+    if (After[Fix.Line - 1].trim() != Fix.Text)
+      Problems += "line " + std::to_string(Fix.Line) + " reads '" +
+                  After[Fix.Line - 1].trim().str() + "', expected '" +
+                  Fix.Text + "'\n";
+  for (size_t I = 0; I < Before.size(); ++I)
+    if (Before[I] != After[I] &&
+        llvm::none_of(Expected, [&](const ExpectedFix &Fix) {
+          return Fix.Line == I + 1;
+        }))
+      Problems += "line " + std::to_string(I + 1) + " changed to '" +
+                  After[I].trim().str() + "' with no XFER-FIXES\n";
+  return Problems;
 }
 
 class AnnotatedChecksTest : public ::testing::TestWithParam<std::string> {};
@@ -96,20 +156,12 @@ TEST_P(AnnotatedChecksTest, DiagnosticsMatchAnnotations) {
     return Lines;
   };
   auto [ActualWarnings, ActualNotes] = Rendered(Result);
-  std::vector<std::string> ExpectedWarnings = Source->ExpectedWarnings;
-  std::vector<std::string> ExpectedNotes = Source->ExpectedNotes;
-  for (auto *List : {&ExpectedWarnings, &ExpectedNotes})
-    std::sort(List->begin(), List->end());
-
-  EXPECT_EQ(ExpectedWarnings, ActualWarnings)
-      << "expected:\n"
-      << join(ExpectedWarnings) << "actual:\n"
-      << join(ActualWarnings);
+  EXPECT_EQ("", unmatched(Source->ExpectedWarnings, ActualWarnings));
   if (Source->ComparesNotes)
-    EXPECT_EQ(ExpectedNotes, ActualNotes) << "expected notes:\n"
-                                          << join(ExpectedNotes)
-                                          << "actual notes:\n"
-                                          << join(ActualNotes);
+    EXPECT_EQ("", unmatched(Source->ExpectedNotes, ActualNotes));
+  if (!Source->ExpectedFixes.empty())
+    EXPECT_EQ("", unmatchedFixes(readFile(Source->Path), Result,
+                                 Source->ExpectedFixes));
 
   // The same file edited below its includes, parsed with its preamble
   // stored in the cache: first when the preamble is built, then when it is

@@ -10,10 +10,9 @@ namespace xfer::test {
 namespace {
 
 /// Resolves ":[[@LINE-1]]:7: warning: text" written on line \p Line to
-/// "<line>:7: warning: text".
-llvm::Expected<RenderedDiagnostic> resolveExpectation(llvm::StringRef Text,
-                                                      unsigned Line,
-                                                      llvm::StringRef Path) {
+/// "<line>:7: warning: text"; a trailing " ..." makes it a prefix.
+llvm::Expected<ExpectedDiagnostic>
+resolveExpectation(llvm::StringRef Text, unsigned Line, llvm::StringRef Path) {
   static const llvm::Regex Pattern(
       "^:(\\[\\[@LINE([+-][0-9]+)?\\]\\]|[0-9]+):([0-9]+): (.*)$");
   llvm::SmallVector<llvm::StringRef, 5> Groups;
@@ -33,8 +32,23 @@ llvm::Expected<RenderedDiagnostic> resolveExpectation(llvm::StringRef Text,
   } else {
     Groups[1].getAsInteger(10, Target);
   }
-  return std::to_string(Target) + ":" + Groups[3].str() + ": " +
-         Groups[4].str();
+  llvm::StringRef Message = Groups[4];
+  bool Prefix = Message.consume_back(" ...");
+  return ExpectedDiagnostic{std::to_string(Target) + ":" + Groups[3].str() +
+                                ": " + Message.str(),
+                            Prefix};
+}
+
+/// The closest line before \p Index (0-based) that is not a comment, as a
+/// 1-based line number; 0 if none.
+unsigned codeLineAbove(llvm::ArrayRef<llvm::StringRef> Lines, unsigned Index) {
+  while (Index > 0) {
+    --Index;
+    llvm::StringRef Line = Lines[Index].trim();
+    if (!Line.empty() && !Line.starts_with("//"))
+      return Index + 1;
+  }
+  return 0;
 }
 
 } // namespace
@@ -72,19 +86,33 @@ llvm::Expected<AnnotatedSource> parseAnnotatedSource(llvm::StringRef Path,
       Source.CostModel = Line.trim().str();
     } else if (Line.consume_front("XFER-CONFIG:")) {
       Source.Config = Line.trim().str();
-    } else if (Line.consume_front("CHECK-MESSAGES:")) {
-      llvm::Expected<RenderedDiagnostic> D =
+    } else if (Line.consume_front("XFER-WARNING:")) {
+      llvm::Expected<ExpectedDiagnostic> D =
           resolveExpectation(Line, LineNumber, Path);
       if (!D)
         return D.takeError();
       Source.ExpectedWarnings.push_back(std::move(*D));
-    } else if (Line.consume_front("CHECK-NOTES:")) {
-      llvm::Expected<RenderedDiagnostic> D =
+    } else if (Line.consume_front("XFER-NOTE:")) {
+      llvm::Expected<ExpectedDiagnostic> D =
           resolveExpectation(Line, LineNumber, Path);
       if (!D)
         return D.takeError();
       Source.ExpectedNotes.push_back(std::move(*D));
       Source.ComparesNotes = true;
+    } else if (Line.consume_front("XFER-FIXES:")) {
+      unsigned Code = codeLineAbove(Lines, I);
+      if (Code == 0)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "%s:%u: XFER-FIXES with no code above",
+                                       Path.str().c_str(), LineNumber);
+      Source.ExpectedFixes.push_back({Code, Line.trim().str()});
+    } else if (Line.starts_with("CHECK-")) {
+      // clang-tidy's lit names mean something else there; say so rather
+      // than ignore an expectation.
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "%s:%u: unknown expectation (XFER-WARNING, XFER-NOTE, XFER-FIXES)",
+          Path.str().c_str(), LineNumber);
     }
   }
   return Source;

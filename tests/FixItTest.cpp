@@ -1,8 +1,8 @@
 //===--- FixItTest.cpp - the replacements the checks suggest --------------===//
 //
-// The annotated-source tests compare messages only; these run the checks on
-// small sources and compare the exact replacements of each fix-it and the
-// text they produce.
+// The annotated sources assert fixed lines (XFER-FIXES); these run the
+// checks on small sources and compare the exact replacements of each fix-it
+// (offsets and lengths) and the text they produce.
 //
 //===----------------------------------------------------------------------===//
 

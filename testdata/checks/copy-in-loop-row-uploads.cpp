@@ -40,15 +40,15 @@ void Controller::update(torch::Tensor States, torch::Tensor Returns,
     // paid on every epoch of the update.
     for (int Row = 0; Row < BatchSize; ++Row) {
       Batch[Row] = HostStates[Epoch * BatchSize + Row];
-      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'assigning into a tensor view' copies part of 'HostStates' to the GPU on every iteration of the loop at line 41, but 'HostStates' does not change inside the loop: copy it to the GPU once before the loop and take the part there [xfer-copy-in-loop]
-      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:18: warning: 'assigning into a tensor view' copies part of 'HostStates' to the GPU on every iteration of the loop at line 41, but 'HostStates' does not change inside the loop: copy it to the GPU once before the loop and take the part there [xfer-copy-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
       torch::Tensor Fresh = torch::randn({1});
       Targets[Row] = Fresh[0]; // a new value on every row
     }
     torch::Tensor Loss = (Batch.sum() - Targets).pow(2).mean();
     std::cout << Loss.item<float>() << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 36: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-15]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 36: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-15]]:3: note: loop starts here
   }
 }
 
@@ -58,8 +58,8 @@ void trainLanguageModel(torch::Tensor Ids, int Steps, int Window) {
   for (int Step = 0; Step + Window < Steps; Step += Window) {
     auto Inputs = Ids.index({Slice(), Slice(Step, Step + Window)})
                       .to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'to(cuda)' copies part of 'Ids' to the GPU on every iteration of the loop at line 58, but 'Ids' does not change inside the loop: copy it to the GPU once before the loop and take the part there [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:24: warning: 'to(cuda)' copies part of 'Ids' to the GPU on every iteration of the loop at line 58, but 'Ids' does not change inside the loop: copy it to the GPU once before the loop and take the part there [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Hidden = Hidden + Inputs;
   }
 }

@@ -25,9 +25,9 @@ void perIndividualReads(unsigned char *DeviceGenes, int Len) {
     int Best = 0;
     for (int I = 0; I < 64; ++I) {
       int Fit = fitnessOf(DeviceGenes + I * Len);
-      // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'fitnessOf()' copies device memory to the host on each of 64 iterations of the loop at line 26: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
-      // CHECK-NOTES: :17:3: note: 'cudaMemcpy' copies device memory to the host here
+      // XFER-WARNING: :[[@LINE-1]]:17: warning: 'fitnessOf()' copies device memory to the host on each of 64 iterations of the loop at line 26: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-NOTE: :17:3: note: 'cudaMemcpy' copies device memory to the host here
       if (Fit > Best)
         Best = Fit;
     }

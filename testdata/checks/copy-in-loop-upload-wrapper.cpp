@@ -23,14 +23,14 @@ void sameDataEveryStep(float *Device, int N, int Steps) {
   float Input[256];
   for (int Step = 0; Step < Steps; ++Step) {
     upload(Device, Weights, N);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'upload()' copies 'Weights' to the GPU on every iteration of the loop at line 24, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
-    // CHECK-NOTES: :11:3: note: 'cudaMemcpy' copies host memory to the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'upload()' copies 'Weights' to the GPU on every iteration of the loop at line 24, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :11:3: note: 'cudaMemcpy' copies host memory to the GPU here
     uploadAll(Device, Weights, N);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'uploadAll()' copies 'Weights' to the GPU on every iteration of the loop at line 24, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
-    // CHECK-NOTES: :16:3: note: which calls 'upload()' here
-    // CHECK-NOTES: :11:3: note: 'cudaMemcpy' copies host memory to the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'uploadAll()' copies 'Weights' to the GPU on every iteration of the loop at line 24, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-NOTE: :16:3: note: which calls 'upload()' here
+    // XFER-NOTE: :11:3: note: 'cudaMemcpy' copies host memory to the GPU here
     fill(Input, N, Step);
     upload(Device, Input, N); // new data on every iteration
     runKernel(Device, N);

@@ -9,11 +9,11 @@ void scoresOneByOne(torch::Tensor Heat, int N) {
   auto Scores = torch::zeros({N});
   for (int I = 0; I < N; ++I) {
     Scores[I] = Device[I];
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'assigning into a tensor view' copies device memory to the host on every iteration of the loop at line 10: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:15: warning: 'assigning into a tensor view' copies device memory to the host on every iteration of the loop at line 10: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     Scores.slice(0, I, I + 1) = Device[I];
-    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'assigning into a tensor view' copies device memory to the host on every iteration of the loop at line 10: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'assigning into a tensor view' copies device memory to the host on every iteration of the loop at line 10: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
   }
 }
 

@@ -12,23 +12,23 @@ void readbacks(torch::Tensor Weights, int Iters) {
   auto HostBuffer = torch::zeros({4, 1});
   for (int I = 0; I < Iters; ++I) {
     auto A = W.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     auto B = W.to(torch::kCPU);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     auto C = W.to(torch::Device("cpu"));
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
     auto D = W.to(Host);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-12]]:3: note: loop starts here
     auto E = W.to(Cpu);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-15]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'to(cpu)' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-15]]:3: note: loop starts here
     HostBuffer.copy_(W);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'copy_()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'copy_()' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-18]]:3: note: loop starts here
     // Negatives: moves that stay on the device, dtype-only conversions,
     // copies between device tensors, and host tensors going to the host.
     auto F = W.to(torch::kFloat);
@@ -47,17 +47,17 @@ void enqueueWork(float *); void cudaReadbacks(float *DeviceData, float *Host, si
   float Pinned[4];
   for (int I = 0; I < Iters; ++I) { enqueueWork(Device);
     cudaMemcpy(Host, Device, Bytes, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     cudaMemcpy2D(Host, 16, Device, 16, 16, 4, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy2D' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy2D' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     cudaMemcpyFromSymbol(Host, DeviceData, 16);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpyFromSymbol' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpyFromSymbol' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
     cudaMemcpy(Pinned, Device, 16, cudaMemcpyDefault);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 48: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-12]]:3: note: loop starts here
     // Negatives: device-to-device, and a direction cudaMemcpyDefault
     // leaves unknown.
     cudaMemcpy(DeviceData, Device, Bytes, cudaMemcpyDeviceToDevice);
@@ -77,17 +77,17 @@ void uploads(const std::vector<torch::Tensor> &Loader, float *HostTable,
   torch::Tensor Running = torch::zeros({4});
   for (int I = 0; I < Iters; ++I) {
     auto W = Weights.to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'to(cuda)' copies 'Weights' to the GPU on every iteration of the loop at line 78, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'to(cuda)' copies 'Weights' to the GPU on every iteration of the loop at line 78, but 'Weights' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     cudaMemcpy(Device, HostTable, 4096, cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'HostTable' to the GPU on every iteration of the loop at line 78, but 'HostTable' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'HostTable' to the GPU on every iteration of the loop at line 78, but 'HostTable' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     // Negatives: the source changes in the loop.
     Scratch[0] = static_cast<float>(I);
     cudaMemcpy(Device, Scratch, 4096, cudaMemcpyHostToDevice);
     Running.add_(W.cpu());
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 78: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :78:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 78: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :78:3: note: loop starts here
     auto R = Running.cuda();
     auto Fresh = torch::randn({4}).cuda(); // a new tensor: not hoistable here
     (void)R, (void)Fresh;
@@ -109,11 +109,11 @@ void resetFlags(bool *DeviceDone, int *DeviceCount, int Levels) {
   int Level = 0;
   for (int I = 0; I < Levels; ++I) {
     cudaMemcpy(DeviceDone, &True, sizeof(bool), cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'True' to the GPU on every iteration of the loop at line 110, but 'True' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'True' to the GPU on every iteration of the loop at line 110, but 'True' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     cudaMemcpy(DeviceCount, &Zero, sizeof(int), cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 110, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 110, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     ++Level;
     cudaMemcpy(DeviceCount, &Level, sizeof(int), cudaMemcpyHostToDevice);
     nextLevel(DeviceDone, DeviceCount);
@@ -128,8 +128,8 @@ void advance(int *Tail);
 void levels(int *Tail, int Steps) {
   for (int S = 0; S < Steps; ++S) {
     cudaMemcpy(Tail, &Zero, sizeof(int), cudaMemcpyHostToDevice);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 129, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Zero' to the GPU on every iteration of the loop at line 129, but 'Zero' does not change inside the loop: copy it once before the loop, or, where the device changes its copy, reset that on the device (cudaMemsetAsync or a kernel) [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     cudaMemcpy(Tail + 1, &Level, sizeof(int), cudaMemcpyHostToDevice);
     advance(Tail);
   }

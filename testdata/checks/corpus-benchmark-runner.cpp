@@ -62,8 +62,8 @@ public:
       cudaMemcpy(DeviceFrame, Frame, Pixels, cudaMemcpyHostToDevice);
       launchWork(Output, Pixels);
       cudaMemcpy(Result, Output, Pixels, cudaMemcpyDeviceToHost);
-      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 61: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-      // CHECK-NOTES: :[[@LINE-5]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 61: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+      // XFER-NOTE: :[[@LINE-5]]:5: note: loop starts here
     }
     cudaFree(DeviceFrame); // once per run, after it
   }
@@ -133,8 +133,8 @@ void stepWithLayers(float *Data, int Steps, int Layers) {
   for (int Step = 0; Step < Steps; ++Step) {
     forwardLayers(Data, Layers);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 133: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 133: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
 
@@ -150,9 +150,9 @@ void stepOnce(float *Data, float *Host, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     launchWork(Data, 64);
     finishStep();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'finishStep()' synchronizes with the GPU on every iteration of the loop at line 150: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
-    // CHECK-NOTES: :143:21: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'finishStep()' synchronizes with the GPU on every iteration of the loop at line 150: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :143:21: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
     launchNothing();
   }
 }

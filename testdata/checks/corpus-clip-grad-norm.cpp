@@ -10,7 +10,7 @@ void train(std::vector<torch::Tensor> Params, torch::optim::Optimizer &Opt,
   for (int Step = 0; Step < Steps; ++Step) {
     Opt.zero_grad();
     torch::nn::utils::clip_grad_norm_(Params, 0.5);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::nn::utils::clip_grad_norm_()' synchronizes with the GPU on every iteration of the loop at line 10: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'torch::nn::utils::clip_grad_norm_()' synchronizes with the GPU on every iteration of the loop at line 10: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     Opt.step();
     if (Step % 100 == 0)
       torch::nn::utils::clip_grad_norm_(Params, 1.0);

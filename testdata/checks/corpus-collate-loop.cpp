@@ -14,8 +14,8 @@ void trainStep(
       Images.push_back(Batch[I].to(torch::kCUDA));
     auto Loss = torch::stack(Images).mean();
     (void)Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
   }
 }
 
@@ -32,8 +32,8 @@ void decodeStep(std::vector<torch::Tensor> &Batches, const Vocabulary &Vocab) {
       Column.push_back(Vocab["<bos>"]);
     auto Loss = Y.to(torch::kCUDA).mean();
     (void)Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 29: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 29: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
   }
 }
 
@@ -44,8 +44,8 @@ std::string decode(const torch::Tensor &Indices, int Length) {
   std::string Text;
   for (int I = 0; I < Length; ++I)
     Text.push_back(static_cast<char>(Indices[I].item<int>()));
-  // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-WARNING: :[[@LINE-1]]:49: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   return Text;
 }
 
@@ -53,12 +53,12 @@ void recognise(std::vector<torch::Tensor> &Crops, std::vector<std::string> &Out)
   for (auto &Crop : Crops) {
     auto Scores = Crop.to(torch::kCUDA).mul(Crop.to(torch::kCUDA));
     (void)Scores.mean().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Out.push_back(decode(Scores.view({-1}), 8));
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'decode()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
-    // CHECK-NOTES: :46:49: note: 'item<int>()' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:19: warning: 'decode()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-NOTE: :46:49: note: 'item<int>()' synchronizes with the GPU here
   }
 }
 
@@ -77,7 +77,7 @@ void sameShapes(const std::vector<torch::Tensor> &Images, torch::Device Gpu,
     }
     auto Out = Images[I].to(Gpu).mean();
     (void)Out.sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 69: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 69: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-12]]:3: note: loop starts here
   }
 }

@@ -15,7 +15,7 @@ void forward(float *Dev, float *HostLosses, const int *Targets) {
 void evaluate(float *Dev, float *HostLosses, const int *Targets, int N) {
   for (int I = 0; I < N; ++I) {
     forward(Dev, HostLosses, Targets);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'forward()' copies device memory to the host on every iteration of the loop at line 16: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'forward()' copies device memory to the host on every iteration of the loop at line 16: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
   }
 }
 
@@ -23,6 +23,6 @@ void evaluate(float *Dev, float *HostLosses, const int *Targets, int N) {
 void generate(float *Dev, float *HostLosses, int Tokens) {
   for (int T = 0; T < Tokens; ++T) {
     forward(Dev, HostLosses, nullptr);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'forward()' copies device memory to the host on every iteration of the loop at line 24: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'forward()' copies device memory to the host on every iteration of the loop at line 24: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
   }
 }

@@ -13,7 +13,7 @@ void sampleTokens(float *Dev, float *Host, float *Probs, int Tokens, int N) {
   for (int T = 1; T < Tokens; ++T) {
     enqueueForward(Dev, T);
     cudaMemcpy(Host, Dev, N * sizeof(float), cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 13: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     for (int I = 0; I < N; ++I)
       Probs[I] = static_cast<float>(Host[I]) * 0.5f;
   }
@@ -29,7 +29,7 @@ void trainWithPeriodicEval(float *Dev, int Steps, int EvalEvery, int EvalN) {
     }
     enqueueBatch(Dev, -1);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 25: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 25: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   }
 }
 

@@ -33,9 +33,9 @@ void train(Mlp &Model, float *Device, float *Host, int Batches) {
   for (int B = 0; B < Batches; ++B) {
     Model.backward(Device);
     Sum += accuracy(Device, Host, 16);
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'accuracy()' copies device memory to the host on every iteration of the loop at line 33: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
-    // CHECK-NOTES: :[[@LINE-11]]:3: note: 'cudaMemcpy' copies device memory to the host here
+    // XFER-WARNING: :[[@LINE-1]]:12: warning: 'accuracy()' copies device memory to the host on every iteration of the loop at line 33: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-11]]:3: note: 'cudaMemcpy' copies device memory to the host here
   }
 }
 

@@ -22,7 +22,7 @@ void syncEveryStep(int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     enqueueStep(Step);
     MUST(cudaStreamSynchronize(0));
-    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 22: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:10: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 22: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   }
 }
 
@@ -31,6 +31,6 @@ void checkedLaunchThenSync(int Steps) {
   for (int Step = 0; Step < Steps; ++Step) { enqueueStep(Step);
     MUST(cudaMemsetAsync(nullptr, 0, 0));
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 31: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 31: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   }
 }

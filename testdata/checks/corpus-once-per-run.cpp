@@ -25,7 +25,7 @@ void checkEveryOtherStep(float *Dev, float *Host) {
     trainStep(Dev);
     if (Step % 2 == 0)
       cudaMemcpy(Host, Dev, 256, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host once every 2 iterations of the loop at line 24: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host once every 2 iterations of the loop at line 24: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
   }
 }
 
@@ -40,6 +40,6 @@ void logWithPostIncrement(float *Dev, float *Host, int Steps) {
       cudaMemcpy(Host, Dev, 256, cudaMemcpyDeviceToHost);
     if (++Batch % 2 == 0)
       cudaMemcpy(Host, Dev, 256, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host once every 2 iterations of the loop at line 35: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host once every 2 iterations of the loop at line 35: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
   }
 }

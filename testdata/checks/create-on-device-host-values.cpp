@@ -14,12 +14,12 @@ torch::Tensor sample(torch::Tensor Z, int Steps, torch::Device Device) {
   for (int T = Steps - 1; T >= 0; --T) {
     auto Timestep =
         torch::tensor({T}, torch::TensorOptions().device(Device)).repeat({8});
-    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor built from host values by 'torch::tensor()' is copied to a device chosen at run time on every iteration of the loop at line 14; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:9: warning: tensor built from host values by 'torch::tensor()' is copied to a device chosen at run time on every iteration of the loop at line 14; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Z = denoise(Z, Timestep);
     auto Scale = at::scalar_tensor(1.0 / (T + 1), torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor built from host values by 'at::scalar_tensor()' is copied to the GPU on every iteration of the loop at line 14; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: tensor built from host values by 'at::scalar_tensor()' is copied to the GPU on every iteration of the loop at line 14; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
     Z = Z * Scale;
   }
   return Z;

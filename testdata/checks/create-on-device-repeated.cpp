@@ -12,7 +12,7 @@ struct Net : torch::nn::Module {
       : Scale(torch::ones({4}).to(D)) {} // once: not reported
   torch::Tensor forward(torch::Tensor X) {
     auto Bias = torch::zeros({4}).to(X.device());
-    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
     return X.mul(Scale).add(Bias);
   }
   torch::Tensor Scale;
@@ -20,7 +20,7 @@ struct Net : torch::nn::Module {
 
 static torch::Tensor noise(torch::Device D) {
   return torch::randn({4}).to(D);
-  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: tensor created on the host by 'torch::randn()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:28: warning: tensor created on the host by 'torch::randn()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 
 void train(Net &Model, torch::Device D, int Steps) {
@@ -36,9 +36,9 @@ void likeAndPointers(std::shared_ptr<torch::Device> Where, int Steps) {
   auto OnHost = torch::ones({4});
   for (int I = 0; I < Steps; ++I) {
     auto A = torch::zeros({4}).to(*Where);
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:32: warning: tensor created on the host by 'torch::zeros()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
     auto B = torch::zeros_like(OnHost).to(*Where);
-    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: tensor created on the host by 'torch::zeros_like()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:40: warning: tensor created on the host by 'torch::zeros_like()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 37; pass the device to the factory to create it there directly [xfer-create-on-device]
     auto C = torch::zeros_like(OnGpu).to(*Where); // already on the GPU
     (void)A; (void)B; (void)C;
   }
@@ -48,7 +48,7 @@ void likeAndPointers(std::shared_ptr<torch::Device> Where, int Steps) {
 void throughDtype(torch::Device D, int Steps) {
   for (int I = 0; I < Steps; ++I) {
     auto Flags = torch::ones({4}).to(torch::kLong).to(D);
-    // CHECK-MESSAGES: :[[@LINE-1]]:52: warning: tensor created on the host by 'torch::ones()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 49; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:52: warning: tensor created on the host by 'torch::ones()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 49; pass the device to the factory to create it there directly [xfer-create-on-device]
     (void)Flags;
   }
 }
@@ -64,7 +64,7 @@ struct NoiseImpl : torch::nn::Module {
 // to(other) moves to where `other` lives: here the GPU, on every step.
 torch::Tensor encode(const torch::Tensor &Base) {
   return Base - torch::ones({4}).to(Base);
-  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:34: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 
 void encodeEveryStep(int Steps) {
@@ -78,7 +78,7 @@ void encodeEveryStep(int Steps) {
 torch::Tensor embed(const torch::Tensor &Position, int64_t Length) {
   auto Frequencies =
       torch::arange(Length).to(torch::kFloat).unsqueeze(0).unsqueeze(0).to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:73: warning: tensor created on the host by 'torch::arange()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:73: warning: tensor created on the host by 'torch::arange()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   return Position * Frequencies;
 }
 
@@ -113,9 +113,9 @@ void emptyResults(const torch::Tensor &Prediction, int Images) {
   for (int I = 0; I < Images; ++I) {
     auto None = torch::zeros({0, 6}).to(torch::kCUDA);
     auto Keep = torch::zeros({4, 6}).to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:38: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
     auto Zero = torch::tensor({0}).to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::tensor()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::tensor()' is copied to the GPU by 'to()' on every iteration of the loop at line 113; pass the device to the factory to create it there directly [xfer-create-on-device]
     (void)None;
     (void)Keep;
     (void)Zero;

@@ -8,45 +8,45 @@
 
 void directChains(int64_t N, torch::Device Dev) {
   auto A = torch::randn({N, 2}).to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:33: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto B = torch::zeros({N}).cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto C = torch::tensor({1.0f, 2.0f}).to(Dev);
-  // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: tensor created on the host by 'torch::tensor()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:40: warning: tensor created on the host by 'torch::tensor()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto D = torch::ones({N}, torch::dtype(torch::kFloat)).to("cuda:0");
-  // CHECK-MESSAGES: :[[@LINE-1]]:58: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:58: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto E = at::empty({N}).to(at::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: tensor created on the host by 'at::empty()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:27: warning: tensor created on the host by 'at::empty()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto F = (torch::rand({N})).to(torch::Device(torch::kCUDA, 1));
-  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: tensor created on the host by 'torch::rand()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:31: warning: tensor created on the host by 'torch::rand()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 
 // Moves that also change the dtype or ask for a non-blocking copy, and
 // options that already name the host, are still reported.
 void movesWithMore(int64_t N) {
   auto A = torch::zeros({N}).to(torch::kCUDA, torch::kFloat);
-  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto B = torch::zeros({N}).to(torch::kCUDA, /*NonBlocking=*/true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:30: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto C = torch::zeros({N}, torch::kCPU).to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:43: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto D = torch::zeros({N}, torch::dtype(torch::kFloat).requires_grad())
                .to(torch::kCUDA);
-               // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+               // XFER-WARNING: :[[@LINE-1]]:17: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 
 void inLoops(int Steps) {
   for (int I = 0; I < 1000; ++I) {
     auto X = torch::randn({64, 2}).to(torch::kCUDA);
-    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()' on each of 1000 iterations of the loop at line 39; pass the device to the factory to create it there directly [xfer-create-on-device]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()' on each of 1000 iterations of the loop at line 39; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     (void)X;
   }
   for (int Epoch = 0; Epoch < 10; ++Epoch)
     for (int Step = 0; Step < Steps; ++Step) {
       auto Y = torch::zeros({64}).cuda();
-      // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()' on every iteration of the loop at line 46; pass the device to the factory to create it there directly [xfer-create-on-device]
-      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()' on every iteration of the loop at line 46; pass the device to the factory to create it there directly [xfer-create-on-device]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
       (void)Y;
     }
 }
@@ -54,37 +54,37 @@ void inLoops(int Steps) {
 void throughVariable(int64_t N) {
   auto Host = torch::randn({N});
   auto Moved = Host.to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor 'Host' created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
-  // CHECK-NOTES: :[[@LINE-3]]:15: note: 'Host' is created on the host here
+  // XFER-WARNING: :[[@LINE-1]]:21: warning: tensor 'Host' created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-NOTE: :[[@LINE-3]]:15: note: 'Host' is created on the host here
   for (int I = 0; I < 100; ++I) {
     torch::Tensor Batch = torch::ones({N});
     auto OnGpu = Batch.cuda();
-    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor 'Batch' created on the host by 'torch::ones()' is copied to the GPU by 'cuda()' on each of 100 iterations of the loop at line 59; pass the device to the factory to create it there directly [xfer-create-on-device]
-    // CHECK-NOTES: :[[@LINE-3]]:27: note: 'Batch' is created on the host here
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:24: warning: tensor 'Batch' created on the host by 'torch::ones()' is copied to the GPU by 'cuda()' on each of 100 iterations of the loop at line 59; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-NOTE: :[[@LINE-3]]:27: note: 'Batch' is created on the host here
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
     (void)OnGpu;
   }
 }
 
 void inLambdas(std::vector<int64_t> Sizes) {
   auto Make = [](int64_t N) { return torch::ones({N}).to(torch::kCUDA); };
-  // CHECK-MESSAGES: :[[@LINE-1]]:55: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:55: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   (void)Make;
   std::for_each(Sizes.begin(), Sizes.end(),
                 [](int64_t N) { (void)torch::randn({N}).cuda(); });
-                // CHECK-MESSAGES: :[[@LINE-1]]:57: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'cuda()' on every iteration of the std::for_each at line 73; pass the device to the factory to create it there directly [xfer-create-on-device]
-                // CHECK-NOTES: :[[@LINE-3]]:3: note: std::for_each starts here
+                // XFER-WARNING: :[[@LINE-1]]:57: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'cuda()' on every iteration of the std::for_each at line 73; pass the device to the factory to create it there directly [xfer-create-on-device]
+                // XFER-NOTE: :[[@LINE-3]]:3: note: std::for_each starts here
 }
 
 template <typename SizeT> torch::Tensor makeOnGpu(SizeT Size) {
   return torch::zeros({Size}).to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:31: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 template torch::Tensor makeOnGpu<int64_t>(int64_t);
 
 template <int Rows> torch::Tensor makeRows() {
   return torch::ones({Rows, 4}).cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:33: warning: tensor created on the host by 'torch::ones()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 torch::Tensor twoInstantiations() { return makeRows<2>() + makeRows<3>(); }
 
@@ -92,9 +92,9 @@ torch::Tensor twoInstantiations() { return makeRows<2>() + makeRows<3>(); }
 #define HOST_ZEROS torch::zeros({4})
 void macros(int64_t N) {
   auto A = ON_GPU(torch::randn({N}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:12: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   auto B = HOST_ZEROS.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  // XFER-WARNING: :[[@LINE-1]]:23: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'cuda()'; pass the device to the factory to create it there directly [xfer-create-on-device]
 }
 
 // Not reported.

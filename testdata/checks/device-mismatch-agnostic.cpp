@@ -23,10 +23,10 @@ void agnosticTraining(torch::nn::Linear Net) {
   // A CPU tensor next to a maybe-cuda one fails with a GPU present.
   auto Bias = torch::ones({1});
   (void)Y.add(Bias);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-8]]:12: note: 'Y' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
-  // CHECK-NOTES: :24:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
-  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-8]]:12: note: 'Y' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // XFER-NOTE: :24:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
+  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   torch::nn::Linear Local(16, 1);
   Local->to(Device);
   (void)Local(X);
@@ -40,25 +40,25 @@ void tryGpuHelper() {
   auto C = torch::randn({3});
   (void)(A + B);
   (void)(A + C);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'operator+' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
-  // CHECK-NOTES: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:12: warning: 'operator+' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // XFER-NOTE: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   (void)torch::cat({A, B, C});
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::cat' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
-  // CHECK-NOTES: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::cat' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
+  // XFER-NOTE: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
 }
 
 void agnosticWithParameter(torch::Device Device) {
   auto A = torch::randn({3}).to(Device);
   auto B = torch::randn({3});
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
 }
 
 // A function that also puts data on the GPU unconditionally expects its
@@ -68,10 +68,10 @@ void assumesGpu(torch::Device Device) {
   auto A = torch::randn({3}).to(Device);
   auto B = torch::randn({3});
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
   (void)A.add(Mask);
 }
 
@@ -105,9 +105,9 @@ void examplesBuiltHere(torch::Device Device,
   (void)(Mixed.target + Target);
   for (auto &Batch : Loader) {
     (void)(Batch.target + Target);
-    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator+' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-    // CHECK-NOTES: :[[@LINE-2]]:12: note: 'Batch.target' is on the cpu: a batch from a LibTorch data loader, on the host
-    // CHECK-NOTES: :103:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
-    // CHECK-NOTES: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'operator+' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    // XFER-NOTE: :[[@LINE-2]]:12: note: 'Batch.target' is on the cpu: a batch from a LibTorch data loader, on the host
+    // XFER-NOTE: :103:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
+    // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   }
 }

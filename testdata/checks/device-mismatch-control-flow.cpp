@@ -13,10 +13,10 @@ void mayJumpPastTheMove(bool Skip) {
   B = B.cuda();
 Add:
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :9:12: note: 'A' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :[[@LINE-3]]:15: note: 'B' is on a device chosen at run time: assigned on several paths
-  // CHECK-NOTES: :13:7: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :9:12: note: 'A' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :[[@LINE-3]]:15: note: 'B' is on a device chosen at run time: assigned on several paths
+  // XFER-NOTE: :13:7: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
 }
 
 // A branch that does not skip the move: B is on cuda at the use.
@@ -27,9 +27,9 @@ void movesAfterABranch(bool Reset) {
     A = torch::zeros({3});
   B = B.cuda();
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:9: note: 'A' is on the cpu: created on the host by torch::zeros() without a device
-  // CHECK-NOTES: :[[@LINE-4]]:7: note: 'B' is on cuda: moved to the GPU by cuda()
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:9: note: 'A' is on the cpu: created on the host by torch::zeros() without a device
+  // XFER-NOTE: :[[@LINE-4]]:7: note: 'B' is on cuda: moved to the GPU by cuda()
 }
 
 // A `goto` to the moves, not past them: both are on cuda at the use.
@@ -54,10 +54,10 @@ void guardedGpu(torch::Device Device) {
   auto A = torch::randn({3}).to(Device);
   auto B = torch::randn({3});
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :[[@LINE-7]]:15: note: the code places data on cuda unconditionally here, so it expects its run-time device to be cuda
   (void)A.add(Mask);
 }
 
@@ -71,8 +71,8 @@ void choosesGpu(torch::Device Device, bool UseGpu) {
   auto A = torch::randn({3}).to(Device);
   auto B = torch::randn({3});
   (void)A.add(B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
-  // CHECK-NOTES: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :13:7: note: the program calls cuda() here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // XFER-NOTE: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :13:7: note: the program calls cuda() here, so on a machine with a GPU its run-time device is cuda
 }

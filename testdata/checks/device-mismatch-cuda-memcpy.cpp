@@ -18,16 +18,16 @@ void copyKinds(size_t N, float *Unknown) {
 
   // Exactly reversed: the kind or the arguments are swapped; no fix-it.
   cudaMemcpy(Host, Dev, N * sizeof(float), cudaMemcpyHostToDevice);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the destination 'Host' is host memory and the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the destination 'Host' is host memory and the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
   cudaMemcpyAsync(Vec.data(), Dev, N * sizeof(float), cudaMemcpyHostToDevice);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' is given cudaMemcpyHostToDevice but the destination 'Vec.data()' is host memory and the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' is given cudaMemcpyHostToDevice but the destination 'Vec.data()' is host memory and the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
   // A cudaMalloc pointer used as the host side: the kind must change.
   cudaMemcpy(Other, Dev, N * sizeof(float), cudaMemcpyHostToDevice);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
   cudaMemcpy(Dev, Pinned, N * sizeof(float), cudaMemcpyDeviceToDevice);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyDeviceToDevice but the source 'Pinned' is pinned host memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyDeviceToDevice but the source 'Pinned' is pinned host memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
   cudaMemcpy(Dev, Unknown, N * sizeof(float), cudaMemcpyDeviceToHost);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyDeviceToHost but the destination 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyDeviceToHost but the destination 'Dev' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
 
   // Consistent, unknown or cudaMemcpyDefault: not reported.
   cudaMemcpy(Dev, Host, N * sizeof(float), cudaMemcpyHostToDevice);
@@ -53,17 +53,17 @@ void hostAccess(size_t N, float *Unknown) {
   cudaMalloc((void **)&DevPair, sizeof(Pair));
   float Host[16];
   float First = *Dev;
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: device memory 'Dev' is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: device memory 'Dev' is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
   Dev[3] = 1.0f;
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: device memory 'Dev' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: device memory 'Dev' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
   DevPair->First = First;
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: device memory 'DevPair' is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:12: warning: device memory 'DevPair' is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
   memcpy(Host, Dev, sizeof(Host));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'memcpy' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'memcpy' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
   std::memset(Dev, 0, N * sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'memset' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'memset' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
   std::copy(Host, Host + 16, Dev);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'copy' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: device memory 'Dev' is passed to 'copy' in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
 
   // Address arithmetic, sizeof, host and managed memory: not reported.
   float *Third = &Dev[2];
@@ -86,5 +86,5 @@ void symbolAddress(float *Best) {
   cudaGetSymbolAddress((void **)&Address, &DeviceFitness);
   cudaMemcpy(Best, Address, sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(Best, Address, sizeof(float), cudaMemcpyHostToDevice);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Address' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Address' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
 }

@@ -17,22 +17,22 @@ void memsets(size_t N, float *Unknown, cudaStream_t Stream) {
   cudaMallocManaged((void **)&Managed, N * sizeof(float));
 
   cudaMemset(Host, 0, N * sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Host', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-13]]:26: note: 'Host' is host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Host', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-13]]:26: note: 'Host' is host memory: allocated on the host by malloc
   cudaMemsetAsync(Allocated, 0, N * sizeof(float), Stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemsetAsync' is given host memory 'Allocated', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-15]]:22: note: 'Allocated' is host memory: allocated on the host by new
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemsetAsync' is given host memory 'Allocated', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-15]]:22: note: 'Allocated' is host memory: allocated on the host by new
   cudaMemset(Vec.data(), 0, N * sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Vec.data()', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-2]]:14: note: 'Vec.data()' is host memory: the storage of a std::vector
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Vec.data()', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-2]]:14: note: 'Vec.data()' is host memory: the storage of a std::vector
   cudaMemset(Stack, 0, sizeof(Stack));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Stack', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-2]]:14: note: 'Stack' is host memory: the array 'Stack'
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemset' is given host memory 'Stack', which it cannot set (an invalid argument error at run time): use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-2]]:14: note: 'Stack' is host memory: the array 'Stack'
 
   // Pinned memory is mapped: it works, across the host link.
   cudaMemset(Pinned, 0, N * sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemset' is given pinned host memory 'Pinned': the GPU sets it across the host link where a host memset is local; use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
-  // CHECK-NOTES: :15:3: note: 'Pinned' is pinned host memory: pinned host memory from cudaMallocHost
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemset' is given pinned host memory 'Pinned': the GPU sets it across the host link where a host memset is local; use memset or std::fill for host memory, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :15:3: note: 'Pinned' is pinned host memory: pinned host memory from cudaMallocHost
 
   // Device, managed or unknown memory: not reported.
   cudaMemset(Dev, 0, N * sizeof(float));
@@ -56,22 +56,22 @@ void frees(size_t N, float *Unknown, bool Flag) {
   cudaMalloc((void **)&Dev, N * sizeof(float));
 
   cudaFree(Pinned);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Pinned', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-8]]:3: note: 'Pinned' is pinned host memory: pinned host memory from cudaMallocHost
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Pinned', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-8]]:3: note: 'Pinned' is pinned host memory: pinned host memory from cudaMallocHost
   cudaFree(Portable);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Portable', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-9]]:3: note: 'Portable' is pinned host memory: pinned host memory from cudaHostAlloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Portable', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-9]]:3: note: 'Portable' is pinned host memory: pinned host memory from cudaHostAlloc
   cudaFreeHost(Dev);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFreeHost' is given device memory 'Dev', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFree [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-10]]:3: note: 'Dev' is device memory: allocated by cudaMalloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFreeHost' is given device memory 'Dev', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFree [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-10]]:3: note: 'Dev' is device memory: allocated by cudaMalloc
 
   // Registered host memory: cudaFree is wrong, but the fix is
   // cudaHostUnregister and the allocator's own free, so no replacement.
   float *Host = (float *)malloc(N * sizeof(float));
   cudaHostRegister(Host, N * sizeof(float), cudaHostRegisterDefault);
   cudaFree(Host);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Host', which it cannot free (an invalid argument error at run time, and the memory leaks) [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'Host' is pinned host memory: host memory registered by cudaHostRegister
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Host', which it cannot free (an invalid argument error at run time, and the memory leaks) [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: 'Host' is pinned host memory: host memory registered by cudaHostRegister
 
   // The matching calls, managed and unknown memory: not reported.
   float *Other;
@@ -111,8 +111,8 @@ void Particles::allocate(int N) {
 
 void Particles::release() {
   cudaFree(Positions);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Positions', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
-  // CHECK-NOTES: :108:3: note: 'Positions' is pinned host memory: pinned host memory from cudaMallocHost (stored in 'Positions')
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given pinned host memory 'Positions', which it cannot free (an invalid argument error at run time, and the memory leaks): free it with cudaFreeHost [xfer-device-mismatch]
+  // XFER-NOTE: :108:3: note: 'Positions' is pinned host memory: pinned host memory from cudaMallocHost (stored in 'Positions')
   cudaFree(Forces);
   cudaFreeHost(Positions);
 }

@@ -12,10 +12,10 @@ void addBias(torch::Device Device) {
   auto Activations = torch::randn({8}).to(Device);
   auto Bias = torch::ones({8});
   (void)Activations.add(Bias);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :12:22: note: 'Activations' is on a device chosen at run time: moved by to() to a maybe-cuda device
-  // CHECK-NOTES: :13:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
-  // CHECK-NOTES: :9:10: note: the program includes cuda_runtime.h here, so on a machine with a GPU its run-time device is cuda
+  // XFER-WARNING: :[[@LINE-1]]:21: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :12:22: note: 'Activations' is on a device chosen at run time: moved by to() to a maybe-cuda device
+  // XFER-NOTE: :13:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
+  // XFER-NOTE: :9:10: note: the program includes cuda_runtime.h here, so on a machine with a GPU its run-time device is cuda
 }
 
 void sameDevice(torch::Device Device) {

@@ -24,21 +24,21 @@ void launches(int N, float *Unknown) {
   cudaMallocManaged((void **)&Managed, N * sizeof(float));
 
   scale<<<1, 256>>>(Host, N);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: host memory 'Host' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-11]]:26: note: 'Host' is host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:21: warning: host memory 'Host' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-11]]:26: note: 'Host' is host memory: allocated on the host by malloc
   scale<<<1, 256>>>(Allocated, N);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: host memory 'Allocated' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-13]]:22: note: 'Allocated' is host memory: allocated on the host by new
+  // XFER-WARNING: :[[@LINE-1]]:21: warning: host memory 'Allocated' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-13]]:22: note: 'Allocated' is host memory: allocated on the host by new
   scale<<<dim3(1), dim3(256)>>>(Vec.data(), N);
-  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: host memory 'Vec.data()' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-2]]:33: note: 'Vec.data()' is host memory: the storage of a std::vector
+  // XFER-WARNING: :[[@LINE-1]]:33: warning: host memory 'Vec.data()' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-2]]:33: note: 'Vec.data()' is host memory: the storage of a std::vector
   scale<<<1, 256>>>(Stack, 256);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: host memory 'Stack' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-2]]:21: note: 'Stack' is host memory: the array 'Stack'
+  // XFER-WARNING: :[[@LINE-1]]:21: warning: host memory 'Stack' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-2]]:21: note: 'Stack' is host memory: the array 'Stack'
   void *Args[] = {&Host, &N};
   cudaLaunchKernel((const void *)scale, dim3(1), dim3(256), Args, 0, 0);
-  // CHECK-MESSAGES: :[[@LINE-2]]:20: warning: host memory 'Host' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-24]]:26: note: 'Host' is host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-2]]:20: warning: host memory 'Host' is passed to the kernel 'scale', which cannot access it (an illegal memory access at run time): pass device, managed or mapped memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-24]]:26: note: 'Host' is host memory: allocated on the host by malloc
 
   // Device, managed, mapped (pinned) and unknown memory: not reported.
   scale<<<1, 256>>>(Dev, N);

@@ -9,21 +9,21 @@ void methods(torch::Tensor Unknown) {
   auto Index = torch::zeros({2}, torch::kLong);
   auto Mask = torch::zeros({8, 16}) > 0.5;
   (void)X.add(W);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'add' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)X.sub(W).div(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'sub' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'sub' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)W.mul(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'mul' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'mul' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)X.matmul(W);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'matmul' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'matmul' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)X.mm(W);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'mm' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'mm' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Batch.bmm(X.view({1, 8, 16}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'bmm' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:15: warning: 'bmm' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)X.index_select(0, Index);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'index_select' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'index_select' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)X.masked_fill(Mask, 0.0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'masked_fill' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:11: warning: 'masked_fill' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 
   // Negatives: copying between devices is what copy_ and to() are for; the
   // *_as methods only read the other tensor's shape; unknown placements and
@@ -46,15 +46,15 @@ void freeFunctions() {
   auto A = torch::randn({3}, torch::TensorOptions().device(torch::kCUDA));
   auto B = torch::randn({3});
   (void)torch::cat({A, B});
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::cat' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::cat' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)torch::stack({B, B, A}, 1);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::stack' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::stack' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)torch::where(A > 0.0, A, B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::where' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::where' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)torch::mse_loss(B, A);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::mse_loss' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::mse_loss' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)torch::nn::functional::mse_loss(A, B);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'torch::nn::functional::mse_loss' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'torch::nn::functional::mse_loss' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)torch::matmul(A, B.cuda());
   (void)torch::cat({A.cpu(), B});
   (void)torch::nn::functional::linear(A, A.view({1, 3}));
@@ -76,8 +76,8 @@ void scalarTensors(torch::Tensor Weights) {
   (void)(Lambda * G + (1 - Lambda) * G);
   // A 1-element list is not a scalar.
   (void)(G * torch::tensor({2.0f}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'operator*' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:12: warning: 'operator*' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // ... nor is arithmetic that involves a full-size host tensor.
   (void)((1 - Lambda * torch::ones({3})) * G);
-  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:42: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }

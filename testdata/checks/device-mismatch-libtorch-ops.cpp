@@ -6,17 +6,17 @@ void operators() {
   torch::Tensor Host = torch::randn({4, 4});
   torch::Tensor Gpu = torch::randn({4, 4}, torch::kCUDA);
   auto Sum = Gpu + Host;
-  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'operator+' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-3]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
-  // CHECK-NOTES: :[[@LINE-5]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:18: warning: 'operator+' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-3]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
+  // XFER-NOTE: :[[@LINE-5]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
   auto Less = Host < Gpu;
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'operator<' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-8]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :[[@LINE-8]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
+  // XFER-WARNING: :[[@LINE-1]]:20: warning: 'operator<' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-8]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :[[@LINE-8]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
   Gpu += Host.cpu();
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'operator+=' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-11]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
-  // CHECK-NOTES: :[[@LINE-3]]:10: note: 'Host.cpu()' is on the cpu: copied to the host by cpu()
+  // XFER-WARNING: :[[@LINE-1]]:7: warning: 'operator+=' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-11]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
+  // XFER-NOTE: :[[@LINE-3]]:10: note: 'Host.cpu()' is on the cpu: copied to the host by cpu()
   (void)Sum;
   (void)Less;
 }
@@ -27,9 +27,9 @@ void onceForTheSameBug() {
   torch::Tensor Host = torch::randn({4});
   torch::Tensor Gpu = torch::randn({4}, torch::kCUDA);
   auto Mixed = torch::cat({Host, Gpu});
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'at::cat' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
-  // CHECK-NOTES: :[[@LINE-4]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
+  // XFER-WARNING: :[[@LINE-1]]:16: warning: 'at::cat' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:24: note: 'Host' is on the cpu: created on the host by torch::randn() without a device
+  // XFER-NOTE: :[[@LINE-4]]:23: note: 'Gpu' is on cuda: created by torch::randn() on a cuda device
   auto Again = Mixed + Gpu;
   auto AndAgain = Mixed * Host;
   (void)Again;
@@ -41,13 +41,13 @@ void onceForTheSameBug() {
 float storageOnTheHost(const torch::Tensor &Out, torch::Device Dev) {
   auto Probabilities = Out.to(Dev);
   float Confidence = *Probabilities.data_ptr<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: memory that is on the GPU when the program runs on one, 'Probabilities.data_ptr<float>()', is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-3]]:24: note: 'Probabilities.data_ptr<float>()' is host or device memory: moved by to() to a maybe-cuda device
+  // XFER-WARNING: :[[@LINE-1]]:22: warning: memory that is on the GPU when the program runs on one, 'Probabilities.data_ptr<float>()', is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-3]]:24: note: 'Probabilities.data_ptr<float>()' is host or device memory: moved by to() to a maybe-cuda device
   auto Gpu = Out.to(torch::kCUDA);
   float *Scores = Gpu.data_ptr<float>();
   float First = Scores[0];
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: device memory 'Scores' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
-  // CHECK-NOTES: :[[@LINE-4]]:14: note: 'Scores' is device memory: moved by to() to a cuda device
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: device memory 'Scores' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it to the host first (cpu()) [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-4]]:14: note: 'Scores' is device memory: moved by to() to a cuda device
   float Host = *Out.cpu().data_ptr<float>(); // on the host
   return Confidence + First + Host;
 }

@@ -12,9 +12,9 @@ void moduleOnGpuCpuInput() {
   Fc->to(torch::kCUDA);
   auto X = torch::randn({8, 16});
   (void)Fc(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Fc->forward(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:13: warning: calling 'Fc' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Fc(X.cuda());
   (void)Fc->forward(X.to(torch::kCUDA));
 }
@@ -25,14 +25,14 @@ void sharedModule(torch::Device Device) {
   Model->to(Gpu);
   auto Input = torch::ones({1, 16});
   (void)Model->forward(Input);
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: calling 'Model' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:16: warning: calling 'Model' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // The reverse: a module left on the host called with a CUDA tensor.
   NetImpl HostNet;
   (void)HostNet.forward(Input.cuda());
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: calling 'HostNet' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: calling 'HostNet' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   torch::nn::Linear Head(16, 1);
   (void)Head(torch::randn({2, 16}, Gpu));
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   Model->to(torch::kCPU);
   (void)Model->forward(Input);
   (void)HostNet.forward(Input);
@@ -58,7 +58,7 @@ void movedOnOnePath(bool Flag) {
   if (Flag)
     Maybe->to(torch::kCUDA);
   (void)Maybe(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
 
 void movedOnOnePathAssumingGpu(bool Flag) {
@@ -67,7 +67,7 @@ void movedOnOnePathAssumingGpu(bool Flag) {
   if (Flag)
     Maybe->to(torch::kCUDA);
   (void)Maybe(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Maybe' mixes a maybe-cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Maybe(X.cuda());
 }
 
@@ -76,19 +76,19 @@ struct Trainer {
   torch::Tensor Weights;
   void prepare(torch::Device Device) {
     Weights.to(Device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'Weights' stays where it was [xfer-device-mismatch]
+    // XFER-WARNING: :[[@LINE-1]]:13: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'Weights' stays where it was [xfer-device-mismatch]
   }
 };
 
 void discardedMoves(torch::Device Device, bool Flag) {
   auto T = torch::randn({3});
   T.to(Device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:5: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
   T.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the tensor returned by 'cuda()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:5: warning: the tensor returned by 'cuda()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
   if (Flag)
     T.to(torch::kCUDA, torch::kFloat);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:7: warning: the tensor returned by 'to()' is discarded: a tensor is not moved in place (unlike a module), so 'T' stays on the cpu [xfer-device-mismatch]
   // Not reported: results that are used, dtype-only conversions, modules.
   T = T.to(Device);
   auto U = T.cuda();
@@ -114,7 +114,7 @@ void selfPlacedModules() {
   auto Host = torch::randn({2, 4});
   SelfPlacedImpl Placed;
   (void)Placed.forward(Host);
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: calling 'Placed' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:16: warning: calling 'Placed' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Placed.forward(Host.cuda());
   PlacedByCallerImpl OnHost;
   (void)OnHost.forward(Host);
@@ -129,10 +129,10 @@ struct Agent {
   void learn(const torch::Tensor &States) {
     auto Batch = torch::randn({8, 4});
     (void)Critic.forward(Batch);
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: calling 'Critic' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: calling 'Critic' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
     (void)Actor.forward(Batch.cuda());
     (void)Target.forward(Batch);
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: calling 'Target' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: calling 'Target' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   }
   SelfPlacedImpl Target;
 };
@@ -146,5 +146,5 @@ void parameterFreeModules() {
   (void)Criterion(Logits, Labels);
   torch::nn::Linear Head(10, 10);
   (void)Head(Logits);
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }

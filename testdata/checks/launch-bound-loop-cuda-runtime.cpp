@@ -12,23 +12,23 @@ __global__ void residual(const float *Data, int *Done, int N);
 
 void eightKernels(float *Data, int N) {
   for (int Step = 0; Step < 1000; ++Step) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 8 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 8 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     shift<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     shift<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     shift<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     shift<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'shift' is launched here
   }
 }
 
@@ -43,15 +43,15 @@ void stage(float *Data, int N) {
 
 void pingPong(float *A, float *B, int N, int Iters) {
   while (Iters-- > 0) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 8 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch, applying the kernel parameters that change between iterations with cudaGraphExecUpdate [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 8 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch, applying the kernel parameters that change between iterations with cudaGraphExecUpdate [xfer-launch-bound-loop]
     stage(A, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'stage()' launches 3 kernels here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'stage()' launches 3 kernels here
     stage(B, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'stage()' launches 3 kernels here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'stage()' launches 3 kernels here
     relax<<<N / 256, 256>>>(B, A, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
     relax<<<N / 256, 256>>>(A, B, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
     std::swap(A, B);
   }
 }
@@ -63,16 +63,16 @@ void pingPong(float *A, float *B, int N, int Iters) {
 void layers(float *Data, int N, int Iters) {
   void *Args[] = {&Data, &N};
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 9 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 9 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
     for (int Layer = 0; Layer < 4; ++Layer) {
       scale<<<N / 256, 256>>>(Data, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
+      // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
       cudaLaunchKernel((const void *)shift, dim3(N / 256), dim3(256), Args, 0,
                        0);
-      // CHECK-NOTES: :[[@LINE-2]]:7: note: 'cudaLaunchKernel' launches a kernel here, 4 times per iteration
+      // XFER-NOTE: :[[@LINE-2]]:7: note: 'cudaLaunchKernel' launches a kernel here, 4 times per iteration
     }
     relax<<<N / 256, 256>>>(Data, Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'relax' is launched here
     if (I % 100 == 0)
       cudaDeviceSynchronize();
   }
@@ -83,13 +83,13 @@ void layers(float *Data, int N, int Iters) {
 void epochs(float *Data, int N, int Epochs) {
   for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
     for (int Batch = 0; Batch < 500; ++Batch) {
-      // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: loop is launch-bound: each iteration launches 9 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
+      // XFER-WARNING: :[[@LINE-1]]:5: warning: loop is launch-bound: each iteration launches 9 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
       stage(Data, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
+      // XFER-NOTE: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
       stage(Data, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
+      // XFER-NOTE: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
       stage(Data, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
+      // XFER-NOTE: :[[@LINE-1]]:7: note: 'stage()' launches 3 kernels here
     }
     relax<<<N / 256, 256>>>(Data, Data, N);
   }
@@ -99,12 +99,12 @@ void epochs(float *Data, int N, int Epochs) {
 // time step) is captured whole, as the outer iteration.
 void frames(float *A, float *B, int N, int Frames) {
   for (int Frame = 0; Frame < Frames; ++Frame) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 200 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 200 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
     for (int T = 0; T < 100; ++T) {
       relax<<<N / 256, 256>>>(B, A, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'relax' is launched here, 100 times per iteration
+      // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'relax' is launched here, 100 times per iteration
       relax<<<N / 256, 256>>>(A, B, N);
-      // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'relax' is launched here, 100 times per iteration
+      // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'relax' is launched here, 100 times per iteration
     }
   }
 }

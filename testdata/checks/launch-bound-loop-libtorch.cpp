@@ -22,19 +22,19 @@ void train(Mlp &Model, torch::optim::SGD &Optimizer, int Iters) {
   auto X = torch::randn({64, 4}, Gpu);
   auto Y = torch::randn({64, 1}, Gpu);
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 19 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 19 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
     Optimizer.zero_grad();
     auto Out = Model.forward(X);
-    // CHECK-NOTES: :[[@LINE-1]]:22: note: 'forward()' issues 5 LibTorch operations on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:22: note: 'forward()' issues 5 LibTorch operations on the GPU here
     auto Loss = torch::mse_loss(Out, Y) + Out.pow(2.0).mean();
-    // CHECK-NOTES: :[[@LINE-1]]:17: note: 'at::mse_loss()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:41: note: 'operator+' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-3]]:47: note: 'pow()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-4]]:56: note: 'mean()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:17: note: 'at::mse_loss()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:41: note: 'operator+' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-3]]:47: note: 'pow()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-4]]:56: note: 'mean()' runs on the GPU here
     Loss.backward();
-    // CHECK-NOTES: :[[@LINE-1]]:10: note: 'backward()' issues 9 LibTorch operations on the GPU here (one for each operation it differentiates)
+    // XFER-NOTE: :[[@LINE-1]]:10: note: 'backward()' issues 9 LibTorch operations on the GPU here (one for each operation it differentiates)
     Optimizer.step();
-    // CHECK-NOTES: :[[@LINE-1]]:15: note: 'step()' issues 1 LibTorch operation on the GPU here (one per parameter; how many is not known here)
+    // XFER-NOTE: :[[@LINE-1]]:15: note: 'step()' issues 1 LibTorch operation on the GPU here (one per parameter; how many is not known here)
     if (I % 100 == 0)
       std::cout << Loss.item<float>() << "\n";
   }
@@ -46,19 +46,19 @@ void relax(const torch::Tensor &W) {
   auto A = torch::ones({1024}, torch::kCUDA);
   auto B = torch::zeros({1024}, torch::kCUDA);
   for (int I = 0; I < 10000; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 8 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 8 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
     auto C = A.mul(W) + B;
-    // CHECK-NOTES: :[[@LINE-1]]:16: note: 'mul()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:23: note: 'operator+' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:16: note: 'mul()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:23: note: 'operator+' runs on the GPU here
     C = C.div(A) - B;
-    // CHECK-NOTES: :[[@LINE-1]]:11: note: 'div()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:18: note: 'operator-' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:11: note: 'div()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:18: note: 'operator-' runs on the GPU here
     A.add_(C.sum().view({1}));
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: 'add_()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:14: note: 'sum()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:7: note: 'add_()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:14: note: 'sum()' runs on the GPU here
     B += C * 0.5;
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: 'operator+=' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:12: note: 'operator*' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:7: note: 'operator+=' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:12: note: 'operator*' runs on the GPU here
     (void)C.detach();
   }
 }

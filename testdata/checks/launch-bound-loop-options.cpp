@@ -12,26 +12,26 @@ __global__ void residual(const float *Data, int *Done, int N);
 
 void fourKernels(float *Data, int N) {
   for (int I = 0; I < 3; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 4 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration launches 4 kernels with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration into a CUDA graph with cudaStreamBeginCapture/cudaStreamEndCapture and replay it with cudaGraphLaunch [xfer-launch-bound-loop]
     for (int K = 0; K < 4; ++K)
       scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
+    // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
   }
 }
 
 void withSync(float *Data, int N, int Iters) {
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a synchronization ('cudaStreamSynchronize') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a synchronization ('cudaStreamSynchronize') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     cudaStreamSynchronize(0);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'cudaStreamSynchronize' synchronizes with the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'cudaStreamSynchronize' synchronizes with the GPU here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
     scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'scale' is launched here
   }
 }
 
@@ -44,37 +44,37 @@ void step(float *Data, int N) {
 }
 void throughCalls(float *Data, int N, int Iters) {
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a synchronization ('cudaDeviceSynchronize') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a synchronization ('cudaDeviceSynchronize') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
     step(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'step()' launches 2 kernels here
-    // CHECK-NOTES: :[[@LINE-2]]:5: note: the iteration calls 'step()' here
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: which calls 'drain()' here
-    // CHECK-NOTES: :[[@LINE-13]]:16: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'step()' launches 2 kernels here
+    // XFER-NOTE: :[[@LINE-2]]:5: note: the iteration calls 'step()' here
+    // XFER-NOTE: :[[@LINE-8]]:3: note: which calls 'drain()' here
+    // XFER-NOTE: :[[@LINE-13]]:16: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
     step(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'step()' launches 2 kernels here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'step()' launches 2 kernels here
   }
 }
 
 void uploads(float *Data, const float *Host, int N, int Iters) {
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a host<->device copy ('cudaMemcpy') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a host<->device copy ('cudaMemcpy') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
     cudaMemcpy(Data, Host, N * sizeof(float), cudaMemcpyHostToDevice);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'cudaMemcpy' copies between host and device here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'cudaMemcpy' copies between host and device here
     for (int K = 0; K < 4; ++K)
       scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
+    // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
   }
 }
 
 void pinnedScratch(float *Data, int N, int Iters) {
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a memory allocation or release ('cudaMallocHost') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a memory allocation or release ('cudaMallocHost') stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
     float *Staging = nullptr;
     cudaMallocHost((void **)&Staging, N * sizeof(float));
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'cudaMallocHost' allocates or frees memory here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'cudaMallocHost' allocates or frees memory here
     for (int K = 0; K < 4; ++K)
       scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
+    // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 4 times per iteration
     cudaFreeHost(Staging);
   }
 }
@@ -84,13 +84,13 @@ void pinnedScratch(float *Data, int N, int Iters) {
 void untilConverged(float *Data, int *DeviceDone, int N) {
   int Done = 0;
   while (!Done) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a branch on a device result stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
-    // CHECK-NOTES: :[[@LINE-2]]:10: note: this condition reads a device result on the host
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration launches 4 kernels, but a branch on a device result stops stream capture; fixing it first makes the loop capturable with cudaStreamBeginCapture/cudaStreamEndCapture and cudaGraphLaunch [xfer-launch-bound-loop]
+    // XFER-NOTE: :[[@LINE-2]]:10: note: this condition reads a device result on the host
     for (int K = 0; K < 3; ++K)
       scale<<<N / 256, 256>>>(Data, N);
-    // CHECK-NOTES: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 3 times per iteration
+    // XFER-NOTE: :[[@LINE-1]]:7: note: kernel 'scale' is launched here, 3 times per iteration
     residual<<<N / 256, 256>>>(Data, DeviceDone, N);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: kernel 'residual' is launched here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: kernel 'residual' is launched here
     cudaMemcpy(&Done, DeviceDone, sizeof(int), cudaMemcpyDeviceToHost);
   }
 }
@@ -101,14 +101,14 @@ torch::Device Gpu(torch::kCUDA);
 void readBack(const torch::Tensor &W, int Iters) {
   auto X = torch::randn({64, 64}, Gpu);
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration issues 4 LibTorch operations on the GPU, but a synchronization ('item<float>()') stops stream capture; fixing it first makes the loop capturable with at::cuda::CUDAGraph on static input tensors [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration issues 4 LibTorch operations on the GPU, but a synchronization ('item<float>()') stops stream capture; fixing it first makes the loop capturable with at::cuda::CUDAGraph on static input tensors [xfer-launch-bound-loop]
     auto Y = X.matmul(W) + X.matmul(W);
-    // CHECK-NOTES: :[[@LINE-1]]:16: note: 'matmul()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:26: note: 'operator+' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-3]]:30: note: 'matmul()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:16: note: 'matmul()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:26: note: 'operator+' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-3]]:30: note: 'matmul()' runs on the GPU here
     std::cout << Y.mean().item<float>() << "\n";
-    // CHECK-NOTES: :[[@LINE-1]]:20: note: 'mean()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:27: note: 'item<float>()' synchronizes with the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:20: note: 'mean()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:27: note: 'item<float>()' synchronizes with the GPU here
   }
 }
 
@@ -119,12 +119,12 @@ void schedule(int Iters) {
   auto X = torch::randn({64, 64}, Gpu);
   double Rate = 0.1;
   for (int I = 0; I < Iters; ++I) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration issues 6 LibTorch operations on the GPU, but a host value that changes between iterations ('Rate / (I + 1)') stops stream capture; fixing it first makes the loop capturable with at::cuda::CUDAGraph on static input tensors [xfer-launch-bound-loop]
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop would be launch-bound: each iteration issues 6 LibTorch operations on the GPU, but a host value that changes between iterations ('Rate / (I + 1)') stops stream capture; fixing it first makes the loop capturable with at::cuda::CUDAGraph on static input tensors [xfer-launch-bound-loop]
     decay(X, Rate / (I + 1));
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'decay()' issues 3 LibTorch operations on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:14: note: 'Rate / (I + 1)' changes between iterations; a replay would reuse the value captured
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'decay()' issues 3 LibTorch operations on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:14: note: 'Rate / (I + 1)' changes between iterations; a replay would reuse the value captured
     decay(X, 0.5);
-    // CHECK-NOTES: :[[@LINE-1]]:5: note: 'decay()' issues 3 LibTorch operations on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:5: note: 'decay()' issues 3 LibTorch operations on the GPU here
   }
 }
 

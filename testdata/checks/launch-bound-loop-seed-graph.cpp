@@ -32,11 +32,11 @@ struct SeedState {
 
 void runEagerSteps(SeedState &State, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 10 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
-    // CHECK-NOTES: :[[@LINE-2]]:3: note: measured cost: 16.56 µs per launch (eager launch minus graph replay) × 10 launches = 165.55 µs per iteration (measured on NVIDIA H200, driver 580.159.04, CUDA 13.0, LibTorch 2.11.0, measured 2026-11-22)
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 10 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
+    // XFER-NOTE: :[[@LINE-2]]:3: note: measured cost: 16.56 µs per launch (eager launch minus graph replay) × 10 launches = 165.55 µs per iteration (measured on NVIDIA H200, driver 580.159.04, CUDA 13.0, LibTorch 2.11.0, measured 2026-11-22)
     State.Optimizer->zero_grad();
     State.step();
-    // CHECK-NOTES: :[[@LINE-1]]:11: note: 'step()' issues 10 LibTorch operations on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:11: note: 'step()' issues 10 LibTorch operations on the GPU here
   }
 }
 
@@ -49,18 +49,18 @@ void trainInline(int Steps) {
   torch::optim::SGD Optimizer(Model->parameters(),
                               torch::optim::SGDOptions(1e-3));
   for (int Step = 0; Step < Steps; ++Step) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 10 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
-    // CHECK-NOTES: :[[@LINE-2]]:3: note: measured cost: 16.56 µs per launch (eager launch minus graph replay) × 10 launches = 165.55 µs per iteration (measured on NVIDIA H200, driver 580.159.04, CUDA 13.0, LibTorch 2.11.0, measured 2026-11-22)
+    // XFER-WARNING: :[[@LINE-1]]:3: warning: loop is launch-bound: each iteration issues 10 LibTorch operations on the GPU with fixed shapes and no synchronization, host<->device copy, allocation or branch on a device result; capture one iteration with at::cuda::CUDAGraph (capture_begin/capture_end) on static input tensors and replay() it [xfer-launch-bound-loop]
+    // XFER-NOTE: :[[@LINE-2]]:3: note: measured cost: 16.56 µs per launch (eager launch minus graph replay) × 10 launches = 165.55 µs per iteration (measured on NVIDIA H200, driver 580.159.04, CUDA 13.0, LibTorch 2.11.0, measured 2026-11-22)
     Optimizer.zero_grad();
     auto Loss = (Model->forward(X) - Y).pow(2).sum();
-    // CHECK-NOTES: :[[@LINE-1]]:25: note: 'forward()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-2]]:36: note: 'operator-' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-3]]:41: note: 'pow()' runs on the GPU here
-    // CHECK-NOTES: :[[@LINE-4]]:48: note: 'sum()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-1]]:25: note: 'forward()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-2]]:36: note: 'operator-' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-3]]:41: note: 'pow()' runs on the GPU here
+    // XFER-NOTE: :[[@LINE-4]]:48: note: 'sum()' runs on the GPU here
     Loss.backward();
-    // CHECK-NOTES: :[[@LINE-1]]:10: note: 'backward()' issues 4 LibTorch operations on the GPU here (one for each operation it differentiates)
+    // XFER-NOTE: :[[@LINE-1]]:10: note: 'backward()' issues 4 LibTorch operations on the GPU here (one for each operation it differentiates)
     Optimizer.step();
-    // CHECK-NOTES: :[[@LINE-1]]:15: note: 'step()' issues 2 LibTorch operations on the GPU here (one per parameter)
+    // XFER-NOTE: :[[@LINE-1]]:15: note: 'step()' issues 2 LibTorch operations on the GPU here (one per parameter)
   }
 }
 

@@ -13,7 +13,7 @@ double detect(torch::nn::Linear &Model, std::vector<torch::Tensor> &Frames) {
   double Sum = 0;
   for (auto &Frame : Frames)
     Sum += Model(Frame.to(Gpu)).mean().item<double>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-WARNING: :[[@LINE-1]]:40: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   return Sum;
 }

@@ -19,8 +19,8 @@ void trainAndValidate(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
     double ValidSum = 0;
     for (auto &Batch : Valid) {
       ValidSum += Model(Batch.data.to(Gpu)).mean().item<double>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:52: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 20: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:52: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 20: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
     }
   }
 }

@@ -19,8 +19,8 @@ void trainAndValidate(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
       Loss.backward();
       Opt.step();
       Sum += Loss.item<double>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 16: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-7]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:19: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 16: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-7]]:5: note: loop starts here
     }
     Model->eval();
     double ValidSum = 0;
@@ -62,8 +62,8 @@ void inferenceOnly(torch::nn::Linear &Model, torch::data::DataLoader<> &Valid,
     for (auto &Batch : Valid) {
       auto Out = Model(Batch.data.to(Gpu));
       float Score = Out.sum().item<float>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 62: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 62: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-4]]:5: note: loop starts here
       (void)Score;
     }
   }

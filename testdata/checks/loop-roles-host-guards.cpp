@@ -43,8 +43,8 @@ void logAfterFirstStep(torch::Tensor Loss, int Steps) {
     Loss = Loss * 0.5;
     if (Step > 0)
       std::cout << Loss.item<float>() << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
   }
 }
 
@@ -55,8 +55,8 @@ void rescaleWhenAsked(torch::Tensor X, bool Rescale, int Steps) {
     X = X * 0.5;
     if (Rescale) {
       float Total = X.sum().item<float>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 54: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 54: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
       X = X * (1.0 / Total);
     }
   }
@@ -75,17 +75,17 @@ void relaxEveryStep(float *Dev, float *Host) {
   for (int Round = 0; Round < 5; ++Round) {
     step(Dev, 1024);
     cudaMemcpy(Host, Dev, 256, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on each of 5 iterations of the loop at line 75: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on each of 5 iterations of the loop at line 75: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
 
 void simulate(float *Dev, float *Host, int Steps) {
   for (int Step = 0; Step < Steps; ++Step)
     relaxEveryStep(Dev, Host);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'relaxEveryStep()' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
-  // CHECK-NOTES: :[[@LINE-11]]:5: note: 'cudaMemcpy' copies device memory to the host here
+  // XFER-WARNING: :[[@LINE-1]]:5: warning: 'relaxEveryStep()' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-NOTE: :[[@LINE-11]]:5: note: 'cudaMemcpy' copies device memory to the host here
 }
 
 // An adaptive step is repeated until its error estimate is small enough:
@@ -120,8 +120,8 @@ double eliminate(float *Matrix, int Size) {
   for (int T = 0; T < Size - 1; ++T) {
     step(Matrix + T, Size - T);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 120: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 120: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
   auto Stop = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(Stop - Start).count();

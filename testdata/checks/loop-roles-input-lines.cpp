@@ -30,9 +30,9 @@ void refineEach(std::istream &File, std::vector<torch::Tensor> &Graphs,
     for (int R = 0; R < Refinements; ++R) {
       Positions = Positions * 2;
       Graphs.push_back(buildGraph(Positions));
-      // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 30: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
-      // CHECK-NOTES: :13:20: note: 'masked_select()' synchronizes with the GPU here
+      // XFER-WARNING: :[[@LINE-1]]:24: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 30: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-4]]:5: note: loop starts here
+      // XFER-NOTE: :13:20: note: 'masked_select()' synchronizes with the GPU here
     }
   }
 }
@@ -42,9 +42,9 @@ void perFrame(std::vector<torch::Tensor> &Graphs, int Frames) {
   for (int I = 0; I < Frames; ++I) {
     torch::Tensor Positions = nextFrame(I).to(torch::kCUDA);
     Graphs.push_back(buildGraph(Positions));
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
-    // CHECK-NOTES: :13:20: note: 'masked_select()' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'buildGraph()' synchronizes with the GPU on every iteration of the loop at line 42: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :13:20: note: 'masked_select()' synchronizes with the GPU here
   }
 }
 
@@ -66,7 +66,7 @@ void stepEnergies(std::vector<torch::Tensor> &Energies, int Steps) {
   auto Save = [&]() {
     Energies.push_back(
         torch::tensor({Energy}, torch::TensorOptions().device(torch::kCUDA)));
-    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor built from host values by 'torch::tensor()' is copied to the GPU; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
+    // XFER-WARNING: :[[@LINE-1]]:9: warning: tensor built from host values by 'torch::tensor()' is copied to the GPU; fill it on the device instead (torch::full with the value, or pass the scalar to the operation that uses it) [xfer-create-on-device]
   };
   for (int S = 0; S < Steps; ++S) {
     Energy += 1;

@@ -11,8 +11,8 @@ void step(float *Data, int N);
 void setupLoop(float **Buffers, int Count) {
   for (int B = 0; B < Count; ++B)
     cudaMalloc((void **)&Buffers[B], 4096);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 12: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 12: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
 }
 
 double timedKernel(float *Data, int Reps) {
@@ -20,8 +20,8 @@ double timedKernel(float *Data, int Reps) {
   for (int R = 0; R < Reps; ++R) {
     step(Data, 1024);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 20: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 20: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
   auto Stop = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(Stop - Start).count();

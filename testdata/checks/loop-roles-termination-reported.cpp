@@ -11,9 +11,9 @@ void converge(torch::Tensor X, double Tolerance, int MaxSteps) {
   for (int Step = 0; Step < MaxSteps; ++Step) {
     X = X * 0.5;
     double Residual = X.sum().item<double>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
-    // CHECK-NOTES: :[[@LINE-3]]:31: note: the value decides whether the loop goes on: checking it every N iterations lets the GPU run ahead in between
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-3]]:31: note: the value decides whether the loop goes on: checking it every N iterations lets the GPU run ahead in between
     if (Residual < Tolerance)
       break;
   }
@@ -27,9 +27,9 @@ void waitThenRead(torch::Tensor X, double Tolerance) {
     X = X * 0.5;
     torch::cuda::synchronize();
     double Residual = X.sum().item<double>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
-    // CHECK-NOTES: :[[@LINE-3]]:31: note: the value decides whether the loop goes on: checking it every N iterations lets the GPU run ahead in between
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-3]]:31: note: the value decides whether the loop goes on: checking it every N iterations lets the GPU run ahead in between
     if (Residual < Tolerance)
       break;
   }

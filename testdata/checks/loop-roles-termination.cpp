@@ -41,8 +41,8 @@ void logged(torch::Tensor X, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     X = X * 0.5;
     double Residual = X.sum().item<double>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     if (Residual > 1.0)
       std::printf("large residual\n");
   }
@@ -85,8 +85,8 @@ void accumulate(double *DeviceLambdas, double *Lambdas, int Cells, int Steps) {
     launchLambdas(DeviceLambdas, Cells);
     cudaMemcpy(Lambdas, DeviceLambdas, Cells * sizeof(double),
                cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
     double Largest = Lambdas[0];
     Total += Largest;
   }
@@ -106,8 +106,8 @@ void waitThenRead(int *DeviceDone, float *Grid, int Levels) {
   for (int I = 0; I < Levels; ++I) {
     relax(Grid, DeviceDone);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     relax(Grid, DeviceDone);
     cudaMemcpy(&Done, DeviceDone, sizeof(int), cudaMemcpyDeviceToHost);
     if (Done)
@@ -135,8 +135,8 @@ void periodicOutput(float *Grid, int *DeviceDone, float *Host, int Steps) {
   for (int I = 0; I < Steps; ++I) {
     relax(Grid, DeviceDone);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     if (I % 500 == 0)
       cudaMemcpy(Host, Grid, 4096, cudaMemcpyDeviceToHost);
   }
@@ -151,8 +151,8 @@ void suppress(torch::Tensor Scores, torch::Tensor Boxes) {
   torch::Tensor Areas = Boxes.to(torch::kCUDA);
   while (Order.size(0) > 0) {
     int64_t Best = Order[0].item<int64_t>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<long>()' synchronizes with the GPU on every iteration of the loop at line 152: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<long>()' synchronizes with the GPU on every iteration of the loop at line 152: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     torch::Tensor Overlap = Areas * Areas[Best];
     Order = Order * Overlap;
   }

@@ -16,8 +16,8 @@ void setupStepTeardown(float **Buffers, float **Host, int Count, int Iters) {
   for (int I = 0; I < Iters; ++I) {
     step(Buffers[0], 1024);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 16: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 16: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
   for (int B = 0; B < Count; ++B) { // teardown
     cudaMemcpy(Host[B], Buffers[B], 4096, cudaMemcpyDeviceToHost);
@@ -44,8 +44,8 @@ void chunks(float **Device, cudaStream_t *Streams, int Chunks) {
     for (K = 0; K < 4; K++)
       step(Device[K], 256);
     cudaStreamSynchronize(Streams[0]);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU once per iteration of the loop at line 43, outside its inner loop at line 44: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU once per iteration of the loop at line 43, outside its inner loop at line 44: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
   }
 }
 
@@ -65,8 +65,8 @@ void teardownPerDevice(float **Params, float **Grids, cudaStream_t *Streams,
   for (int D = 0; D < Devices; ++D) {
     freeze_layer(Grids[D]);
     cudaFree(Params[D]);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
 
@@ -100,8 +100,8 @@ void periodicValidation(float *Device, float *Host, int Steps, int Batches,
     for (int B = 0; B < 2; ++B) {
       step(Device, 256);
       cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
-      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on each of 2 iterations of the loop at line 100: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-      // CHECK-NOTES: :[[@LINE-4]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on each of 2 iterations of the loop at line 100: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+      // XFER-NOTE: :[[@LINE-4]]:5: note: loop starts here
     }
   }
 }
@@ -119,8 +119,8 @@ double timedPass(float *Device) {
   while (Current) {
     step(Current.Data, 1024);
     cudaMemcpy(Current.Data, Device, 4096, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 119: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 119: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Current = nextBatch();
   }
   auto Stop = std::chrono::steady_clock::now();
@@ -140,8 +140,8 @@ void timedSolver(float *A, float *B, int MaxIters, cudaEvent_t Start,
   while (K <= MaxIters && Stalled <= 50) {
     relax(A, B, 1024);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 140: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 140: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Next = residualOf(B, 1024);
     Tmp = A;
     A = B;
@@ -191,7 +191,7 @@ void trainThenTest(float *Images, float *Probabilities, float *Host,
   for (int B = 0; B < Batches; ++B) {
     forwardBatch(Images, Probabilities, B);
     cudaMemcpy(Host, Probabilities, 40, cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 191: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 191: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }

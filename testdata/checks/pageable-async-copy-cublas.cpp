@@ -15,18 +15,18 @@ float *makeMatrix(int Rows, int Cols) {
 void transfers(float *Dev, int N, cudaStream_t S) {
   float *A = makeMatrix(N, N);
   cublasSetMatrixAsync(N, N, sizeof(float), A, N, Dev, N, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cublasSetMatrixAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:14: note: pageable host memory: returned by 'makeMatrix()': allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cublasSetMatrixAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:14: note: pageable host memory: returned by 'makeMatrix()': allocated on the host by malloc
   cublasGetMatrixAsync(N, N, sizeof(float), Dev, N, A, N, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cublasGetMatrixAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-6]]:14: note: pageable host memory: returned by 'makeMatrix()': allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cublasGetMatrixAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-6]]:14: note: pageable host memory: returned by 'makeMatrix()': allocated on the host by malloc
   float Vector[64];
   cublasSetVectorAsync(64, sizeof(float), Vector, 1, Dev, 1, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cublasSetVectorAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:9: note: pageable host memory: the array 'Vector'
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cublasSetVectorAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:9: note: pageable host memory: the array 'Vector'
   cublasGetVectorAsync(64, sizeof(float), Dev, 1, Vector, 1, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cublasGetVectorAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-6]]:9: note: pageable host memory: the array 'Vector'
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cublasGetVectorAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-6]]:9: note: pageable host memory: the array 'Vector'
 
   // Negatives: pinned host memory, and device-to-device.
   float *Pinned = nullptr;

@@ -30,34 +30,34 @@ void localObjects(float *Dev, size_t N, cudaStream_t S) {
   Buf B;
   B.host = (float *)malloc(N);
   cudaMemcpyAsync(Dev, B.host, N, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:21: note: pageable host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:21: note: pageable host memory: allocated on the host by malloc
   std::vector<float> Staging(N);
   Buf C;
   C.host = Staging.data();
   for (int I = 0; I < 4; ++I)
     cudaMemcpyAsync(Dev, C.host + I, 4, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-6]]:22: note: pageable host memory: the storage of a std::vector
+  // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-6]]:22: note: pageable host memory: the storage of a std::vector
   Owned O(N);
   cudaMemcpyAsync(Dev, O.host, N, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-31]]:44: note: pageable host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-31]]:44: note: pageable host memory: allocated on the host by malloc
   Defaulted D;
   cudaMemcpyAsync(Dev, D.host, 1024, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-26]]:17: note: pageable host memory: allocated on the host by new
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-26]]:17: note: pageable host memory: allocated on the host by new
   Buf Agg{(float *)malloc(N), Dev};
   cudaMemcpyAsync(Dev, Agg.host, N, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:20: note: pageable host memory: allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:20: note: pageable host memory: allocated on the host by malloc
 }
 
 void pointerParameter(Buf *P, float *Dev, size_t N, cudaStream_t S) {
   P->host = new float[N];
   cudaMemcpyAsync(Dev, P->host, N, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:13: note: pageable host memory: allocated on the host by new
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:13: note: pageable host memory: allocated on the host by new
 }
 
 // Unknown, or possibly changed unseen: not reported.

@@ -5,24 +5,24 @@
 void nonBlockingFromPageable(torch::Device Dev) {
   auto Host = torch::randn({64});
   auto A = Host.to(torch::kCUDA, /*NonBlocking=*/true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::randn() without a device
   auto B = Host.to(Dev, true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-6]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-6]]:15: note: pageable host memory: created on the host by torch::randn() without a device
   auto C = Host.to(torch::Device(torch::kCUDA), torch::kFloat, true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-9]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-9]]:15: note: pageable host memory: created on the host by torch::randn() without a device
   auto Gpu = torch::empty({64}, torch::kCUDA);
   Gpu.copy_(Host, /*NonBlocking=*/true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'copy_()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-13]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:7: warning: 'copy_()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-13]]:15: note: pageable host memory: created on the host by torch::randn() without a device
   auto D = Host.to(Gpu, true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-16]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-16]]:15: note: pageable host memory: created on the host by torch::randn() without a device
   auto E = torch::zeros({64}).to(torch::kCUDA, true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-2]]:12: note: pageable host memory: created on the host by torch::zeros() without a device
+  // XFER-WARNING: :[[@LINE-1]]:31: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-2]]:12: note: pageable host memory: created on the host by torch::zeros() without a device
 }
 
 void inLoop(int Steps) {
@@ -30,8 +30,8 @@ void inLoop(int Steps) {
   for (int I = 0; I < Steps; ++I)
     for (int J = 0; J < 4; ++J) {
       auto X = Host.to(torch::kCUDA, true);
-      // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-      // CHECK-NOTES: :[[@LINE-5]]:15: note: pageable host memory: created on the host by torch::randn() without a device
+      // XFER-WARNING: :[[@LINE-1]]:21: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+      // XFER-NOTE: :[[@LINE-5]]:15: note: pageable host memory: created on the host by torch::randn() without a device
       (void)X;
     }
 }
@@ -39,8 +39,8 @@ void inLoop(int Steps) {
 template <typename T> torch::Tensor upload(const T &Values) {
   auto Host = torch::tensor(Values);
   return Host.to(torch::kCUDA, true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::tensor() without a device
+  // XFER-WARNING: :[[@LINE-1]]:15: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::tensor() without a device
 }
 template torch::Tensor upload(const std::initializer_list<float> &);
 
@@ -48,13 +48,13 @@ template torch::Tensor upload(const std::initializer_list<float> &);
 void macroAndLambda() {
   auto Host = torch::ones({8});
   auto A = TO_GPU_ASYNC(Host);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::ones() without a device
+  // XFER-WARNING: :[[@LINE-1]]:12: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:15: note: pageable host memory: created on the host by torch::ones() without a device
   auto Lambda = [] {
     auto Local = torch::ones({8});
     return Local.to(torch::kCUDA, true);
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
-    // CHECK-NOTES: :[[@LINE-3]]:18: note: pageable host memory: created on the host by torch::ones() without a device
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: 'to()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+    // XFER-NOTE: :[[@LINE-3]]:18: note: pageable host memory: created on the host by torch::ones() without a device
   };
   (void)Lambda;
 }

@@ -95,8 +95,8 @@ void uploadAfterHeader(unsigned char *Dev, unsigned Flags, cudaStream_t S) {
   if (Flags & (1u << 7))
     Cursor = skip(Cursor, 40);
   cudaMemcpyAsync(Dev, Cursor, 64, cudaMemcpyHostToDevice, S);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
-  // CHECK-NOTES: :[[@LINE-3]]:14: note: pageable host memory: returned by 'skip()': allocated on the host by malloc
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:14: note: pageable host memory: returned by 'skip()': allocated on the host by malloc
   free(Buffer);
 }
 

@@ -16,12 +16,12 @@ struct Detector {
       auto Output = Model.forward({Input});
       torch::Tensor Boxes = Output.toTensor();
       float Best = Boxes.sum().item<float>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-6]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:32: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-6]]:5: note: loop starts here
       torch::Tensor First = Output.toTuple()->elements()[0].toTensor();
       float Score = First.sum().item<float>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-10]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:33: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-10]]:5: note: loop starts here
       (void)Best;
       (void)Score;
     }
@@ -46,8 +46,8 @@ void pushedInputs(torch::jit::script::Module &Model, torch::Tensor Frame,
     std::vector<torch::jit::IValue> Inputs;
     Inputs.push_back(Frame.to(Gpu));
     float Score = Model.forward(Inputs).toTensor().sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:58: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:58: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
     std::vector<torch::jit::IValue> HostInputs{Frame};
     HostInputs.emplace_back(Frame.to(torch::kCPU));
     (void)Model.forward(HostInputs).toTensor().sum().item<float>(); // host

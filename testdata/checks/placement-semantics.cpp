@@ -15,8 +15,8 @@ void hostBatches(torch::data::DataLoader<> &Loader) {
     std::cout << Labels[0].item<int>() << "\n";  // a host read
     auto Loss = Batch.data.to(Gpu).mean();
     std::cout << Loss.item<float>() << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 13: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 13: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
   }
 }
 
@@ -34,8 +34,8 @@ void tuples() {
   for (int I = 0; I < 100; ++I) {
     auto Best = std::get<1>(Logits.max(1));
     (void)Best.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on each of 100 iterations of the loop at line 34: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on each of 100 iterations of the loop at line 34: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
 
@@ -50,12 +50,12 @@ void throughFunctions() {
   for (int I = 0; I < 10; ++I) {
     auto Moved = Step(I);
     (void)Moved.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     (void)meanOf(Moved);
-    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'meanOf()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
-    // CHECK-NOTES: :44:63: note: 'item<float>()' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'meanOf()' synchronizes with the GPU on each of 10 iterations of the loop at line 50: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-NOTE: :44:63: note: 'item<float>()' synchronizes with the GPU here
   }
 }
 
@@ -73,8 +73,8 @@ void containers(int Steps) {
   Outputs.push_back(torch::ones({4}, Gpu));
   for (int I = 0; I < Steps; ++I)
     (void)Outputs[0].mean().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 74: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 74: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
 }
 
 // std::tie of an operation's tuple: each tied tensor is where it ran.
@@ -85,8 +85,8 @@ void tiedResults(const torch::Tensor &Scores, int Steps) {
   for (int I = 0; I < Steps; ++I) {
     std::tie(std::ignore, Best) = Probabilities.max(1);
     (void)Best.sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 85: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 85: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     std::tie(std::ignore, HostBest) = Scores.max(1); // on the host
     (void)HostBest.sum().item<float>();
   }
@@ -102,8 +102,8 @@ struct Trainer {
       auto Loss = Input.to(Device).sum();
       Loss.backward();
       (void)Loss.item<float>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 101: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-5]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 101: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-5]]:5: note: loop starts here
     }
   }
   torch::Device Device = torch::Device(torch::kCPU);
@@ -135,7 +135,7 @@ void movedWhenAvailable(torch::Tensor Input, int Steps) {
   for (int I = 0; I < Steps; ++I) {
     auto Loss = Input.sum();
     (void)Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }

@@ -13,14 +13,14 @@ torch::Tensor cameraCentres(const torch::Tensor &Views, int Steps) {
   torch::Tensor Centres;
   for (int I = 0; I < Steps; ++I) {
     auto ViewWorld = torch::linalg::inv(WorldView);
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'torch::linalg::inv()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'torch::linalg::inv()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     auto Intrinsics = WorldView.inverse();
-    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'inverse()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:33: warning: 'inverse()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     Centres = torch::linalg::solve(ViewWorld, Intrinsics) + Centres;
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'torch::linalg::solve()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:15: warning: 'torch::linalg::solve()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
     auto Unchecked = std::get<0>(torch::linalg::inv_ex(WorldView)); // no check
     auto OnHost = torch::inverse(Host); // a host tensor: nothing to wait for
     Centres = Centres + Unchecked + OnHost.to(Gpu);

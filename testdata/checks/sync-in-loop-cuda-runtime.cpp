@@ -8,17 +8,17 @@ void perIterationSyncs(float *Data, cudaStream_t Stream, cudaEvent_t Done) {
   for (int Step = 0; Step < 100; ++Step) {
     launchWork(Data, 1024);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     cudaStreamSynchronize(Stream);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
     cudaEventSynchronize(Done);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaEventSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaEventSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
     cudaThreadSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaThreadSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-13]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaThreadSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-13]]:3: note: loop starts here
   }
 }
 
@@ -27,12 +27,12 @@ void scratchPerIteration(int Iters) {
   for (int I = 0; I < Iters; ++I) {
     float *Scratch = nullptr;
     cudaMalloc((void **)&Scratch, 4096);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     launchWork(Scratch, 1024);
     cudaFree(Scratch);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
   }
 }
 
@@ -56,8 +56,8 @@ void epochs() {
   for (int Epoch = 0; Epoch < 10; ++Epoch) {
     for (int Batch = 0; Batch < 50; ++Batch) { launchWork(nullptr, 1);
       cudaDeviceSynchronize();
-      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 500 iterations of the nested loops at lines 56 and 57: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-      // CHECK-NOTES: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 500 iterations of the nested loops at lines 56 and 57: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
     }
     cudaDeviceSynchronize(); // once per epoch, after 50 batches
   }
@@ -70,8 +70,8 @@ void algorithms(std::vector<float *> &Buffers) {
   std::for_each(Buffers.begin(), Buffers.end(), [](float *Buffer) {
     launchWork(Buffer, 16);
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the std::for_each at line 70: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: std::for_each starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the std::for_each at line 70: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: std::for_each starts here
   });
 }
 
@@ -85,8 +85,8 @@ void suppressed() {
     cudaDeviceSynchronize();
     // NOLINTEND(xfer-sync-in-loop)
     cudaDeviceSynchronize(); // NOLINT(some-other-check)
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
   }
 }
 
@@ -103,8 +103,8 @@ void skipAhead(int Iters, int CheckInterval) {
     }
     // Skipping every N-th iteration leaves N-1 of N: still per iteration.
     cudaDeviceSynchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 100: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 100: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
   }
 }
 
@@ -113,12 +113,12 @@ void managedPerIteration(float *Staging, int Iters) {
   for (int I = 0; I < Iters; ++I) {
     float *Cost = nullptr;
     cudaMallocManaged((void **)&Cost, sizeof(float));
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMallocManaged' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMallocManaged' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     launchWork(Cost, 1);
     cudaFreeHost(Staging);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaFreeHost' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaFreeHost' synchronizes with the GPU on every iteration of the loop at line 113: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
   }
 }
 
@@ -149,8 +149,8 @@ void lazyAllocation(Workspace &Space, bool Staged, int Iters) {
     if (!Staged) {
       cudaMalloc((void **)&Buffer, 4096);
     }
-    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 142: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-2]]:7: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 142: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-11]]:3: note: loop starts here
     Space.ensure();
     launchWork(Buffer, 1024);
   }
@@ -174,8 +174,8 @@ float waitsBesideCopies(float *Device, float *Host, int Iters) {
     Sum += Host[0];
     launchWork(Device, 1024);
     cudaStreamSynchronize(0);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 168: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 168: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
   }
   return Sum;
 }

@@ -10,10 +10,10 @@ void perIterationReadback(const torch::Tensor &W) {
     torch::Tensor X = torch::randn({1000, 4}, Gpu);
     torch::Tensor Loss = X.matmul(W).mean();
     float Value = Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item<float>()' synchronizes with the GPU on each of 1000 iterations of the loop at line 9: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-5]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:24: warning: 'item<float>()' synchronizes with the GPU on each of 1000 iterations of the loop at line 9: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
     std::cout << Value << Loss << "\n";
-    // CHECK-NOTES: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    // XFER-NOTE: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     // The value was read back just before: one wait, noted on the first.
   }
 }
@@ -41,8 +41,8 @@ void everyOtherIteration(torch::Tensor Loss) {
   for (int I = 0; I < 100; ++I) {
     if (I % 2 == 0)
       (void)Loss.cuda().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU once every 2 iterations of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU once every 2 iterations of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
 
@@ -64,34 +64,34 @@ void everySyncingOperation(Tensor T, at::Tensor Mask, int N) {
   auto G = T.to(torch::kCUDA);
   while (N-- > 0) {
     (void)G.item(); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'item()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:13: warning: 'item()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     (void)G.equal(G); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'equal()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:13: warning: 'equal()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     (void)torch::allclose(G, G); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'at::allclose()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-9]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'at::allclose()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
     (void)G.is_nonzero(); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'is_nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-12]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:13: warning: 'is_nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-12]]:3: note: loop starts here
     auto Idx = G.nonzero(); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-15]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: 'nonzero()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-15]]:3: note: loop starts here
     auto Sel = at::masked_select(G, Mask); G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'at::masked_select()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'at::masked_select()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-18]]:3: note: loop starts here
     auto Row = G[Idx]; G.add_(G); // new work: a new wait
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'operator[] with a tensor index' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-21]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'operator[] with a tensor index' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-21]]:3: note: loop starts here
     auto Unique = G.unique_consecutive();
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'unique_consecutive()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-24]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'unique_consecutive()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-24]]:3: note: loop starts here
     auto Scalar = G[0];      // an integer index stays on the device
     auto Sum = G.add(G) * 2; // queued, not waited for
     torch::cuda::synchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-29]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-29]]:3: note: loop starts here
     (void)Sel;
     (void)Row;
     (void)Unique;
@@ -104,13 +104,13 @@ void everySyncingOperation(Tensor T, at::Tensor Mask, int N) {
 void otherLoops(const std::vector<torch::Tensor> &Batch) {
   for (const auto &T : Batch)
     (void)T.cuda().item<int>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 105: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 105: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   int K = 0;
   do {
     (void)Batch[0].cuda().item<int>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 110: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:27: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 110: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   } while (++K < 3);
   auto ReadOnce = [&] { return Batch[0].cuda().item<int>(); };
   (void)ReadOnce();
@@ -147,7 +147,7 @@ void flushEvery100(const std::vector<torch::Tensor> &Batches) {
     // Without a reset, the guard is not a period: every iteration after 10.
     if (Pending.size() >= 10)
       (void)Batch.cuda().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 137: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-14]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:26: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 137: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-14]]:3: note: loop starts here
   }
 }

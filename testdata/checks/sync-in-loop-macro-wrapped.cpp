@@ -31,12 +31,12 @@ void timedBatches(float *Device, float *Host, int Batches, cudaEvent_t Start,
     CHECK_CUDA(cudaEventElapsedTime(&Ms, Start, Stop));
     Total += Ms;
     CHECK_CUDA(cudaDeviceSynchronize());
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 25: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 25: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
     forward(Device, 256);
     CHECK_CUDA(cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost));
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 25: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-14]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 25: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-14]]:3: note: loop starts here
     CHECK_CUDA(cudaDeviceSynchronize()); // after a blocking copy: nothing left
   }
   std::printf("%f\n", Total);

@@ -14,15 +14,15 @@ void filterBoxes(const torch::Tensor &Scores, const torch::Tensor &Boxes,
   auto B = Boxes.to(Gpu);
   for (int I = 0; I < Steps; ++I) {
     auto Kept = B.index({S > 0.5});
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'index() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:19: warning: 'index() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     auto Positive = S.gt(0.7);
     auto Top = B.index({Positive, Slice()});
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'index() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: 'index() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
     B.index_put_({S < Kept}, Top);
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'index_put_() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:7: warning: 'index_put_() with a boolean mask' synchronizes with the GPU on every iteration of the loop at line 15: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
     B.index_put_({S > 0.9}, 0.0);          // a masked fill: no read-back
     auto Rows = B.index({torch::ones({2}, torch::kCUDA)}); // not a mask
     auto Column = B.index({Slice(), 0});   // no tensor index

@@ -40,17 +40,17 @@ void scratchPerStep(float *Input, int Steps, int N) {
   DeviceBuffer Reused(N * sizeof(float)); // once, before the loop
   for (int Step = 0; Step < Steps; ++Step) {
     thrust::device_vector<float> Scratch(N);
-    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'Scratch' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:34: warning: 'Scratch' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     DeviceBuffer Temp(N * sizeof(float));
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'Temp' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
-    // CHECK-NOTES: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
-    // CHECK-NOTES: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: 'Temp' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here
     OwnedBuffer Owner(Input);
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'Owner' synchronizes with the GPU when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-11]]:3: note: loop starts here
-    // CHECK-NOTES: :27:20: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:17: warning: 'Owner' synchronizes with the GPU when it goes out of scope on every iteration of the loop at line 41: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-11]]:3: note: loop starts here
+    // XFER-NOTE: :27:20: note: 'cudaFree' synchronizes with the GPU here
     thrust::device_vector<float> Empty; // allocates nothing
     DeviceSpan View{Reused.get(), N};   // a view
     launchWork(Scratch.data(), N);
@@ -64,14 +64,14 @@ void deletePerStep(int Steps, int N) {
   DeviceBuffer *Kept = new DeviceBuffer(N * sizeof(float));
   for (int Step = 0; Step < Steps; ++Step) {
     DeviceBuffer *Gradient = new DeviceBuffer(N * sizeof(float));
-    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: creating a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its constructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
-    // CHECK-NOTES: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:30: warning: creating a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its constructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
     launchWork(Gradient->get(), N);
     delete Gradient;
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: deleting a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its destructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
-    // CHECK-NOTES: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: deleting a 'DeviceBuffer' synchronizes with the GPU on every iteration of the loop at line 65: its destructor waits for all queued device work; keep one object and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here
     DeviceSpan *View = new DeviceSpan{Kept->get(), N};
     delete View; // frees host memory only
   }

@@ -9,7 +9,7 @@ struct GateImpl : torch::nn::Module {
   torch::Tensor Scale = torch::ones({4}, torch::kCUDA);
   torch::Tensor forward(const torch::Tensor &X) {
     if (Scale.sum().item<float>() > 4.0f)
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every call of 'GateImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every call of 'GateImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
       return X;
     return X * Scale;
   }
@@ -23,7 +23,7 @@ struct CheckedImpl : torch::nn::Module {
   torch::nn::Linear Layer{4, 4};
   torch::Tensor forward(const torch::Tensor &X) {
     if (X.sum().item<float>() > 1e6f)
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on every call of 'CheckedImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on every call of 'CheckedImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
       return X * 0.0;
     return X;
   }
@@ -46,7 +46,7 @@ struct HeadImpl : torch::nn::Module {
 void run(HeadImpl &Head, const torch::Tensor &X, int Steps) {
   for (int I = 0; I < Steps; ++I)
     Head.forward(X);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'forward()' synchronizes with the GPU on every iteration of the loop at line 47: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
-  // CHECK-NOTES: :[[@LINE-10]]:26: note: 'item<float>()' synchronizes with the GPU here
+  // XFER-WARNING: :[[@LINE-1]]:10: warning: 'forward()' synchronizes with the GPU on every iteration of the loop at line 47: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-NOTE: :[[@LINE-10]]:26: note: 'item<float>()' synchronizes with the GPU here
 }

@@ -10,7 +10,7 @@ void logEvery100(torch::Tensor Loss, int Iters) {
   for (int I = 0; I < Iters; ++I) {
     if (I % 100 == 0)
       (void)Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU once every 100 iterations of the loop at line 10: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:18: warning: 'item<float>()' synchronizes with the GPU once every 100 iterations of the loop at line 10: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     if (I % 1000 == 0)
       (void)Loss.item<float>();
   }

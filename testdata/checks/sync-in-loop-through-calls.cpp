@@ -38,23 +38,23 @@ void train(torch::Tensor X, int Iters) {
   for (int I = 0; I < Iters; ++I) {
     auto Loss = Step(I);
     logLoss(Loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'logLoss()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
-    // CHECK-NOTES: :14:16: note: which calls 'readLoss()' here
-    // CHECK-NOTES: :10:15: note: 'item<float>()' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'logLoss()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :14:16: note: which calls 'readLoss()' here
+    // XFER-NOTE: :10:15: note: 'item<float>()' synchronizes with the GPU here
     logEvery(Loss, I);
     auto Host = fetch(Loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'fetch()' copies device memory to the host on every iteration of the loop at line 38: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-10]]:3: note: loop starts here
-    // CHECK-NOTES: :22:63: note: 'cpu()' copies device memory to the host here
+    // XFER-WARNING: :[[@LINE-1]]:17: warning: 'fetch()' copies device memory to the host on every iteration of the loop at line 38: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
+    // XFER-NOTE: :22:63: note: 'cpu()' copies device memory to the host here
     drain(2);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'drain()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-14]]:3: note: loop starts here
-    // CHECK-NOTES: :28:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'drain()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-14]]:3: note: loop starts here
+    // XFER-NOTE: :28:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
     double Value = readAs<double>(Loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'readAs()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-18]]:3: note: loop starts here
-    // CHECK-NOTES: :32:16: note: 'item<double>()' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'readAs()' synchronizes with the GPU on every iteration of the loop at line 38: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-18]]:3: note: loop starts here
+    // XFER-NOTE: :32:16: note: 'item<double>()' synchronizes with the GPU here
     (void)Host;
     (void)Value;
   }
@@ -85,9 +85,9 @@ static void warmUp(float *Batch, int Step) {
 void batches(float **Batches, const std::vector<float> &Host, int Count) {
   for (int I = 0; I < Count; ++I) {
     trainBatch(Batches[I], Host, 64);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'trainBatch()' synchronizes with the GPU on every iteration of the loop at line 86: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
-    // CHECK-NOTES: :76:3: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'trainBatch()' synchronizes with the GPU on every iteration of the loop at line 86: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :76:3: note: 'cudaFree' synchronizes with the GPU here
     warmUp(Batches[I], I);
   }
 }

@@ -24,9 +24,9 @@ void timedSteps(float *Data, cudaEvent_t Before, cudaEvent_t After,
     measureElapsed(&Before, &After, &Ms);
     launchWork(Data, 512);
     finishStep(Stream);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'finishStep()' synchronizes with the GPU on each of 100 iterations of the loop at line 21: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
-    // CHECK-NOTES: :[[@LINE-13]]:40: note: 'cudaStreamSynchronize' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'finishStep()' synchronizes with the GPU on each of 100 iterations of the loop at line 21: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-13]]:40: note: 'cudaStreamSynchronize' synchronizes with the GPU here
     launchWork(Data, 256);
   }
 }

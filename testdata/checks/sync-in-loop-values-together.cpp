@@ -10,12 +10,12 @@ void keypointCoordinates(torch::Tensor Xs, torch::Tensor Ys, int N) {
   auto Y = Ys.to(torch::kCUDA);
   for (int I = 0; I < N; ++I) {
     int Col = X[I].item<int>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     int Row = Y[I].item<int>();
-    // CHECK-NOTES: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    // XFER-NOTE: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     std::cout << Col << Row << X[I].item<float>() << "\n";
-    // CHECK-NOTES: :[[@LINE-1]]:37: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    // XFER-NOTE: :[[@LINE-1]]:37: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
   }
 }
 
@@ -26,12 +26,12 @@ void lossAndAccuracy(torch::nn::Linear Model, torch::Tensor Input, int N) {
   for (int I = 0; I < N; ++I) {
     auto Out = Model->forward(X);
     float Loss = Out.mean().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     auto Again = Model->forward(X);
     float Max = Again.sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
     (void)Loss;
     (void)Max;
   }
@@ -43,13 +43,13 @@ void copiesThenValue(torch::Tensor Input, int N) {
   auto X = Input.to(torch::kCUDA);
   for (int I = 0; I < N; ++I) {
     auto A = X.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     auto B = X.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // CHECK-NOTES: :[[@LINE-6]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     float V = X[0].item<float>();
-    // CHECK-NOTES: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    // XFER-NOTE: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     (void)A;
     (void)B;
     (void)V;
@@ -64,13 +64,13 @@ void readInCondition(torch::Tensor Flags, torch::Tensor Xs, int N) {
   for (int I = 0; I < N; ++I) {
     if (F[I].item<int>() == 0)
       continue;
-    // CHECK-MESSAGES: :[[@LINE-2]]:14: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-2]]:14: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     float A = X[I].item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // CHECK-NOTES: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
     float B = X[I + 1].item<float>();
-    // CHECK-NOTES: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
+    // XFER-NOTE: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     std::cout << A + B << "\n";
   }
 }
