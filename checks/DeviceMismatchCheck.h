@@ -22,6 +22,10 @@ class TranslationUnitAnalyses;
 ///     written by host code.
 /// Only placements the device inference knows are reported.
 ///
+/// DeviceMismatchCheck.cpp registers and dispatches; DeviceMismatchTorch.cpp
+/// checks LibTorch operands and modules, DeviceMismatchCuda.cpp CUDA pointers
+/// and kernels.
+///
 /// For the user-facing documentation see docs/checks/device-mismatch.md.
 class DeviceMismatchCheck : public ClangTidyCheck {
 public:

@@ -1,0 +1,208 @@
+//===--- DeviceMismatchTorch.cpp - xfer-device-mismatch, LibTorch -----------===//
+//
+// LibTorch operations and module calls whose tensors live on different
+// devices, and moves whose result is thrown away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceMismatchCheck.h"
+#include "DeviceMismatchWording.h"
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
+#include "analysis/TranslationUnitAnalyses.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+/// Methods that take a second tensor without computing with it on one
+/// device: to() and copy_() move data, *_as() only read its shape or type,
+/// and tensor indices may stay on the host.
+bool isDeviceNeutralMethod(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("to", "copy_", "type_as", "view_as", "reshape_as", true)
+      .Cases("expand_as", "set_", "is_same", "is_same_size", "is_set_to", true)
+      .Cases("index", "index_put_", "index_put", "operator=", true)
+      .Default(false);
+}
+
+/// Functions whose tensor arguments need not share a device.
+bool isDeviceNeutralFunction(const FunctionDecl *FD) {
+  if (isTensorFactory(FD))
+    return true;
+  return llvm::StringSwitch<bool>(FD->getName())
+      .Cases("from_blob", "empty_like", "zeros_like", "ones_like", true)
+      .Cases("is_same_size", "index", "index_put", "index_put_", true)
+      .Default(false);
+}
+
+/// The tensors \p Arg passes, looking into braced lists (torch::cat({a, b}))
+/// and wrappers such as c10::optional<Tensor>.
+void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!Arg || isa<CXXDefaultArgExpr>(Arg))
+    return;
+  const Expr *E = Arg->IgnoreParenImpCasts();
+  if (isTensorType(E->getType())) {
+    Out.push_back(E);
+    return;
+  }
+  E = ignoreCopiesAndConversions(E);
+  if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : List->inits())
+      collectTensors(Init, Out);
+  } else if (const auto *StdList = dyn_cast<CXXStdInitializerListExpr>(E)) {
+    collectTensors(StdList->getSubExpr(), Out);
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    for (const Expr *Inner : Construct->arguments())
+      collectTensors(Inner, Out);
+  }
+}
+
+} // namespace
+
+void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
+                                               ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !isInTorchNamespace(Callee))
+    return;
+  std::string Operation;
+  llvm::SmallVector<const Expr *, 4> Operands;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    switch (Op->getOperator()) {
+    case OO_Equal:     // rebinds the handle
+    case OO_Subscript: // host index tensors are allowed
+    case OO_Call:
+    case OO_Arrow:
+      return;
+    default:
+      break;
+    }
+    if (isTensorPrint(Call))
+      return;
+    Operation =
+        (llvm::Twine("operator") + getOperatorSpelling(Op->getOperator()))
+            .str();
+    for (const Expr *Arg : Op->arguments())
+      collectTensors(Arg, Operands);
+  } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (!Object || !isTensorType(Object->getType()) ||
+        !Callee->getIdentifier() || isDeviceNeutralMethod(Callee->getName()))
+      return;
+    Operation = Callee->getName().str();
+    Operands.push_back(Object);
+    for (const Expr *Arg : Call->arguments())
+      collectTensors(Arg, Operands);
+  } else {
+    if (!Callee->getIdentifier() || isa<CXXMethodDecl>(Callee) ||
+        isDeviceNeutralFunction(Callee))
+      return;
+    Operation = Callee->getQualifiedNameAsString();
+    for (const Expr *Arg : Call->arguments())
+      collectTensors(Arg, Operands);
+  }
+  if (Operands.size() < 2)
+    return;
+
+  std::optional<Operand> DeviceOperand, HostOperand;
+  const Stmt *ForcedAt = nullptr;
+  bool DeviceFirst = false;
+  for (const Expr *E : Operands) {
+    PlacementFact Fact = Analyses->devices().tensorPlacement(E);
+    if (isHostPlacement(Fact.Where)) {
+      // A 0-dim CPU tensor is read as a scalar next to CUDA tensors.
+      if (!HostOperand && !isZeroDimTensor(E) &&
+          !(Fact.Origin && isa<Expr>(Fact.Origin) &&
+            isZeroDimTensor(cast<Expr>(Fact.Origin))))
+        HostOperand = Operand{E, Fact};
+    } else if (!DeviceOperand && countsAsCuda(Fact, Call, Ctx, ForcedAt)) {
+      DeviceOperand = Operand{E, Fact};
+      DeviceFirst = !HostOperand;
+    }
+  }
+  if (!DeviceOperand || !HostOperand)
+    return;
+
+  const Operand &First = DeviceFirst ? *DeviceOperand : *HostOperand;
+  const Operand &Second = DeviceFirst ? *HostOperand : *DeviceOperand;
+  diag(Call->getExprLoc(), "'%0' mixes a %1 tensor and a %2 tensor: %3")
+      << Operation << placementName(First.Fact.Where)
+      << placementName(Second.Fact.Where) << SameDeviceError;
+  noteOrigin(First.Value, First.Fact, Ctx);
+  noteOrigin(Second.Value, Second.Fact, Ctx);
+  noteRunTimeDevice(DeviceOperand->Fact.Where, ForcedAt);
+}
+
+void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
+                                          const Expr *Module, ASTContext &Ctx) {
+  PlacementFact ModuleFact = Analyses->devices().modulePlacement(Module);
+  const Stmt *ForcedAt = nullptr;
+  bool ModuleOnHost = isHostPlacement(ModuleFact.Where);
+  bool ModuleOnDevice =
+      !ModuleOnHost && countsAsCuda(ModuleFact, Call, Ctx, ForcedAt);
+  if (!ModuleOnHost && !ModuleOnDevice)
+    return;
+
+  llvm::SmallVector<const Expr *, 4> Inputs;
+  unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+  for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I)
+    collectTensors(Call->getArg(I), Inputs);
+  for (const Expr *Input : Inputs) {
+    PlacementFact InputFact = Analyses->devices().tensorPlacement(Input);
+    bool Mismatch = false;
+    if (ModuleOnDevice)
+      Mismatch = isHostPlacement(InputFact.Where);
+    else
+      Mismatch = countsAsCuda(InputFact, Call, Ctx, ForcedAt);
+    if (!Mismatch)
+      continue;
+    const Expr *ModuleName = Module->IgnoreParenImpCasts();
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(ModuleName))
+      ModuleName = Arrow->getArg(0);
+    diag(Call->getExprLoc(),
+         "calling '%0' mixes a %1 module and a %2 tensor: %3")
+        << operandName(ModuleName, Ctx) << placementName(ModuleFact.Where)
+        << placementName(InputFact.Where) << SameDeviceError;
+    noteOrigin(ModuleName, ModuleFact, Ctx);
+    noteOrigin(Input, InputFact, Ctx);
+    noteRunTimeDevice(ModuleOnDevice ? ModuleFact.Where : InputFact.Where,
+                      ForcedAt);
+    return;
+  }
+}
+
+void DeviceMismatchCheck::checkDiscardedMove(const CXXMemberCallExpr *Call,
+                                             ASTContext &Ctx) {
+  std::optional<TorchCall> Torch = identifyTorchCall(Call);
+  if (!Torch)
+    return;
+  if (Torch->Op == TorchOp::To) {
+    // Only a device change; a dtype-only to() is a different mistake.
+    if (Call->getNumArgs() == 0)
+      return;
+    const Expr *Target = Call->getArg(0);
+    if (!isTensorType(Target->getType()) &&
+        !Analyses->devices().deviceValue(Target))
+      return;
+  } else if (Torch->Op != TorchOp::Cuda && Torch->Op != TorchOp::Cpu) {
+    return;
+  }
+  const Expr *Object = Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (!isa<DeclRefExpr, MemberExpr>(Object))
+    return; // a temporary: nothing stays behind
+  std::string Name = operandName(Object, Ctx);
+  PlacementFact Fact = Analyses->devices().tensorPlacement(Object);
+  std::string Stays = Fact.Where == Placement::Unknown
+                          ? "stays where it was"
+                          : "stays " + tensorPlacementPhrase(Fact.Where);
+  auto Diag = diag(Call->getExprLoc(),
+                   "the tensor returned by '%0' is discarded: a tensor is not "
+                   "moved in place (unlike a module), so '%1' %2")
+              << Torch->Spelling << Name << Stays;
+  SourceLocation Begin = Call->getBeginLoc();
+  if (Begin.isFileID())
+    Diag << FixItHint::CreateInsertion(Begin, Name + " = ");
+}
+
+} // namespace clang::tidy::xfer
