@@ -4,11 +4,16 @@
 // device expression (torch::Device, DeviceType, TensorOptions, "cuda:0") or a
 // raw pointer, infer whether it lives on the host, on a CUDA device, or
 // depends on a run-time choice. Local variables are resolved through their
-// reaching definitions inside the enclosing function (flow-sensitive by source
-// order, joining over branches and loop back-edges). Across functions of the
+// reaching definitions inside the enclosing function (a definition hides
+// earlier ones where it dominates the use in the CFG, see ExecutionOrder;
+// otherwise they are joined, with loop back-edges). Across functions of the
 // translation unit: a parameter's placement is the join of the arguments at
 // its call sites, and a call to a function defined here is evaluated through
 // its return statements with the call's arguments bound to its parameters.
+//
+// The solver (variables, fields, parameters, calls) is DeviceInference.cpp;
+// the transfer functions (what each LibTorch or CUDA operation does to its
+// operands' placements, from the API catalogue) are PlacementTransfer.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,836 @@
+//===--- PlacementTransfer.cpp - what each operation does to placements ---===//
+//
+// DeviceInference's transfer functions: the placement a LibTorch or CUDA
+// operation gives its result (and the device a device expression names),
+// from the API catalogue and its operands' placements. Variables, fields,
+// parameters and calls into user code are the solver's (DeviceInference.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "analysis/ApiCatalogue.h"
+#include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
+#include "analysis/DeviceInference.h"
+#include "analysis/DeviceInferenceDetail.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+namespace clang::tidy::xfer {
+namespace {
+
+/// Down to the value a tensor or device expression was built from: besides
+/// temporaries, copies and conversions, an explicit construction such as
+/// torch::Device(torch::kCUDA, 1) takes its device from its first argument.
+const Expr *stripValueWrappers(const Expr *E) {
+  while (E) {
+    E = ignoreTemporaries(E);
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+             Construct && Construct->getNumArgs() >= 1 &&
+             (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+              Construct->getConstructor()->isConvertingConstructor(false)) &&
+             !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      E = Construct->getArg(0);
+    else
+      return E;
+  }
+  return E;
+}
+
+/// The argument of a call that carries the target device: the first
+/// parameter of type TensorOptions or Device.
+const Expr *optionsArgument(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return nullptr;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType().getNonReferenceType();
+    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    if (RD && (isNamed(RD, "TensorOptions") || isNamed(RD, "Device")))
+      return Call->getArg(I);
+  }
+  return nullptr;
+}
+
+/// `module.forward(inputs)` (or run_method) of a TorchScript module.
+bool isScriptModuleRun(const CallExpr *Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() ||
+      (Method->getName() != "forward" && Method->getName() != "run_method"))
+    return false;
+  const CXXRecordDecl *Class = Method->getParent();
+  for (const DeclContext *DC = Class->getDeclContext(); DC;
+       DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC); NS && isNamed(NS, "jit"))
+      return true;
+  return false;
+}
+
+/// What an IValue read as a tensor was computed from: for
+/// `pred.toTensor()` or `pred.toTuple()->elements()[0].toTensor()`, the
+/// expression `pred` stands for (its initializer) or the script module call
+/// itself.
+const Expr *ivalueOrigin(const CallExpr *ToTensor) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(ToTensor);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !isNamed(Method, "toTensor") ||
+      !isNamed(Method->getParent(), "IValue"))
+    return nullptr;
+  const Expr *E = Member->getImplicitObjectArgument();
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripValueWrappers(E);
+    if (!E)
+      return nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      return Var && Var->getInit() ? Var->getInit() : nullptr;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (isScriptModuleRun(Call))
+        return Call;
+      // toTuple(), elements(), operator[], operator-> on the way down.
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+        E = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+        continue;
+      }
+      if (const auto *Inner = dyn_cast<CXXMemberCallExpr>(Call)) {
+        E = Inner->getImplicitObjectArgument();
+        continue;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The tensors written in a script module's inputs: `{data}`, `inputs`.
+void collectTensorOperands(const Stmt *S,
+                           llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S);
+      E && isa<DeclRefExpr, MemberExpr, CallExpr>(E) &&
+      isTensorType(E->getType())) {
+    Out.push_back(E);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    collectTensorOperands(Child, Out);
+}
+
+/// The tensors a script module's input vector was filled with, when its
+/// argument is a local `std::vector<IValue>`: its initializer and what the
+/// enclosing function push_back()s or emplace_back()s into it (the
+/// tutorial's `inputs.push_back(x.to(device)); module.forward(inputs)`).
+void collectPushedInputs(const CallExpr *Run, ASTContext &Ctx,
+                         llvm::SmallVectorImpl<const Expr *> &Out) {
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
+  const auto *Vector = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const FunctionDecl *Function = enclosingFunction(Run, Ctx);
+  if (!Vector || !Vector->hasLocalStorage() || !Function ||
+      !Function->hasBody())
+    return;
+  collectTensorOperands(Vector->getInit(), Out);
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    const auto *Push = dyn_cast<CXXMemberCallExpr>(&S);
+    const CXXMethodDecl *Method = Push ? Push->getMethodDecl() : nullptr;
+    if (!Method || !Method->getIdentifier() ||
+        (Method->getName() != "push_back" &&
+         Method->getName() != "emplace_back"))
+      return WalkStep::Continue;
+    const auto *Object = dyn_cast<DeclRefExpr>(
+        Push->getImplicitObjectArgument()->IgnoreParenImpCasts());
+    if (Object && Object->getDecl() == Vector)
+      for (const Expr *Arg : Push->arguments())
+        collectTensorOperands(Arg, Out);
+    return WalkStep::Continue;
+  });
+}
+
+/// The operands an argument passes: itself, or the elements of a braced
+/// list (`torch::cat({x, y})`).
+void argumentOperands(const Expr *Arg,
+                      llvm::SmallVectorImpl<const Expr *> &Out) {
+  Arg = ignoreTemporaries(Arg);
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
+    Arg = ignoreTemporaries(List->getSubExpr());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
+      Construct && Construct->getNumArgs() == 1)
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(
+            ignoreTemporaries(Construct->getArg(0))))
+      Arg = ignoreTemporaries(List->getSubExpr());
+  if (const auto *Init = dyn_cast<InitListExpr>(Arg))
+    Out.append(Init->inits().begin(), Init->inits().end());
+  else
+    Out.push_back(Arg);
+}
+
+/// For `e.data` / `e.target` of a torch::data::Example the program built
+/// itself (`Example<> e(data, target)`), the argument it was built from.
+const Expr *exampleArgument(const MemberExpr *Member) {
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->hasLocalStorage() || !Var->getInit())
+    return nullptr;
+  const Expr *Init = ignoreTemporaries(Var->getInit());
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Init))
+    Init = ignoreTemporaries(Cast->getSubExpr());
+  const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+  if (!Construct || Construct->getNumArgs() < 2 ||
+      Construct->getConstructor()->isCopyOrMoveConstructor())
+    return nullptr;
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || !Field->getIdentifier())
+    return nullptr;
+  if (Field->getName() == "data")
+    return Construct->getArg(0);
+  if (Field->getName() == "target")
+    return Construct->getArg(1);
+  return nullptr;
+}
+
+bool isHostAllocationFunction(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  return Name == "malloc" || Name == "calloc" || Name == "realloc" ||
+         Name == "aligned_alloc";
+}
+
+/// True for LibTorch modules without parameters or buffers (losses,
+/// activations, dropout, pooling, reshaping): they run on whatever device
+/// their inputs are on, so where they were built says nothing.
+bool isParameterFreeModuleType(QualType T) {
+  const CXXRecordDecl *RD =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  // The Impl class: the template argument of a ModuleHolder, the type's own
+  // ModuleHolder base's, or the class itself.
+  auto ImplOf = [](const CXXRecordDecl *Holder) -> const CXXRecordDecl * {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Holder);
+    if (!Spec || !isNamed(Spec, "ModuleHolder") ||
+        Spec->getTemplateArgs().size() < 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return nullptr;
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  };
+  const CXXRecordDecl *Impl = ImplOf(RD);
+  if (!Impl && RD->hasDefinition())
+    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+      if (const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl())
+        if ((Impl = ImplOf(BaseRD)))
+          break;
+  if (!Impl)
+    Impl = RD;
+  if (!Impl->getIdentifier() || !isInTorchNamespace(Impl))
+    return false;
+  llvm::StringRef Name = Impl->getName();
+  Name.consume_back("Impl");
+  if (Name.ends_with("Loss"))
+    return true;
+  for (llvm::StringRef Prefix :
+       {"MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout",
+        "FeatureAlphaDropout"})
+    if (Name.starts_with(Prefix))
+      return true;
+  return llvm::is_contained(
+      {"ReLU",      "ReLU6",        "LeakyReLU",   "ELU",       "SELU",
+       "CELU",      "GELU",         "SiLU",        "Mish",      "Sigmoid",
+       "Tanh",      "Softmax",      "LogSoftmax",  "Softplus",  "Hardtanh",
+       "Hardswish", "Hardsigmoid",  "Flatten",     "Unflatten", "Identity",
+       "Upsample",  "PixelShuffle", "AlphaDropout"},
+      Name);
+}
+
+} // namespace
+
+std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
+                                                       ValueKind Kind) {
+  switch (Kind) {
+  case ValueKind::Tensor:
+    return evaluateTensor(E);
+  case ValueKind::Device:
+    return evaluateDevice(E);
+  case ValueKind::Pointer:
+    return evaluatePointer(E);
+  case ValueKind::Module:
+    return evaluateModule(E);
+  case ValueKind::None:
+    return PlacementFact{};
+  }
+  llvm_unreachable("unknown value kind");
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateTensor(const Expr *Original) {
+  const Expr *E = stripValueWrappers(Original);
+  if (!E)
+    return PlacementFact{};
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return resolveVariable(Var, Ref, ValueKind::Tensor);
+    return PlacementFact{};
+  }
+
+  // batch.data / batch.target of a LibTorch data loader's batch: the
+  // loader collates on the host, and only the program moves them.
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (isDataLoaderExample(Member->getBase()->getType())) {
+      // An Example the program builds itself holds what it was given.
+      if (const Expr *Given = exampleArgument(Member))
+        return evaluateTensor(Given);
+      return makeFact(Placement::Cpu, Member,
+                      "a batch from a LibTorch data loader, on the host");
+    }
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      return fieldPlacement(Field, ValueKind::Tensor);
+    return PlacementFact{};
+  }
+
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return PlacementFact{};
+
+  // std::get<N>(t) of the tuple a LibTorch operation returns (max(), sort()):
+  // where the operation's tensors are.
+  if (const FunctionDecl *Callee = Call->getDirectCallee();
+      Callee && isNamed(Callee, "get") && Call->getNumArgs() == 1 &&
+      Callee->isInStdNamespace() &&
+      isTensorLikeType(Call->getArg(0)->getType()))
+    return evaluateTensor(Call->getArg(0));
+
+  if (std::optional<TorchCall> Torch = identifyTorchCall(Call)) {
+    switch (Torch->Op) {
+    case TorchOp::Cpu:
+      return makeFact(Placement::Cpu, Call, "copied to the host by cpu()");
+    case TorchOp::Cuda:
+      return makeFact(Placement::Cuda, Call, "moved to the GPU by cuda()");
+    case TorchOp::PinMemory:
+      return makeFact(Placement::PinnedCpu, Call,
+                      "copied to pinned host memory by pin_memory()");
+    case TorchOp::To: {
+      if (Call->getNumArgs() == 0)
+        return evaluateTensor(Torch->Subject);
+      const Expr *Target = Call->getArg(0);
+      if (isTensorType(Target->getType())) {
+        std::optional<PlacementFact> Other = evaluateTensor(Target);
+        if (Other && Other->Where != Placement::Unknown)
+          return makeFact(Other->Where, Call,
+                          "moved by to() next to a " +
+                              placementName(Other->Where).str() + " tensor");
+        return Other;
+      }
+      std::optional<PlacementFact> Device = evaluateDevice(Target);
+      if (!Device) // Only a dtype or layout change: the device stays.
+        return evaluateTensor(Torch->Subject);
+      if (Device->Where == Placement::Unknown)
+        return Device;
+      return makeFact(Device->Where, Call,
+                      "moved by to() to a " +
+                          placementName(Device->Where).str() + " device");
+    }
+    case TorchOp::Factory:
+    case TorchOp::FromBlob: {
+      const Expr *Options = optionsArgument(Call);
+      std::optional<PlacementFact> Device =
+          Options ? evaluateDevice(Options) : std::nullopt;
+      if (!Device && Torch->Spelling.find("_like(") != std::string::npos &&
+          Call->getNumArgs())
+        return evaluateTensor(Call->getArg(0)); // zeros_like(t): where t is
+      if (!Device)
+        return makeFact(Placement::Cpu, Call,
+                        "created on the host by " + Torch->Spelling +
+                            " without a device");
+      if (Device->Where == Placement::Unknown)
+        return Device;
+      return makeFact(Device->Where, Call,
+                      "created by " + Torch->Spelling + " on a " +
+                          placementName(Device->Where).str() + " device");
+    }
+    case TorchOp::Copy: // copy_ returns its (unchanged) destination
+    case TorchOp::Nonzero:
+    case TorchOp::MaskedSelect:
+    case TorchOp::MaskIndex:
+    case TorchOp::Unique:
+    case TorchOp::CheckedLinalg:
+    case TorchOp::IndexWithTensor:
+      if (Torch->Op == TorchOp::IndexWithTensor)
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+          return evaluateTensor(Op->getArg(0));
+      return evaluateTensor(Torch->Subject);
+    default:
+      break;
+    }
+  }
+
+  // A TorchScript module's outputs, read from the IValue it returns, are
+  // where its inputs are.
+  if (const Expr *Origin = ivalueOrigin(Call)) {
+    const auto *Run = dyn_cast<CallExpr>(stripValueWrappers(Origin));
+    if (!Run || !isScriptModuleRun(Run) || Run->getNumArgs() == 0)
+      return PlacementFact{};
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    collectTensorOperands(Run->getArg(0), Inputs);
+    collectPushedInputs(Run, Ctx, Inputs);
+    for (const Expr *Input : Inputs) {
+      std::optional<PlacementFact> Where = evaluateTensor(Input);
+      if (Where && Where->Where != Placement::Unknown)
+        return makeFact(Where->Where, Call,
+                        "the output of a TorchScript module run on a " +
+                            placementName(Where->Where).str() + " input");
+    }
+    return PlacementFact{};
+  }
+
+  // A registered parameter or buffer belongs to its module and moves with
+  // it: where the module is, not where the tensor was made.
+  if (const FunctionDecl *Callee = Call->getDirectCallee();
+      Callee && (isNamed(Callee, "register_parameter") ||
+                 isNamed(Callee, "register_buffer")))
+    return PlacementFact{};
+
+  // Other tensor operations keep the device of their tensor operands: a
+  // method keeps its object's, a function or operator its first known
+  // operand's. Module calls (model->forward(x)) run where their inputs are.
+  if (!isTensorLikeType(Call->getType()))
+    return PlacementFact{};
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return PlacementFact{};
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+           Operator && isa<CXXMethodDecl>(Callee) && Operator->getNumArgs())
+    Object = Operator->getArg(0); // t[i], t + u as members of Tensor
+  if (Object && isTensorType(Object->getType())) {
+    std::optional<PlacementFact> Self = evaluateTensor(Object);
+    if (Self && Self->Where != Placement::Unknown)
+      return mixesDevices(Call, Object, *Self) ? PlacementFact{} : *Self;
+    // x.matmul(w), x + w: an operation only runs when its operands share a
+    // device (0-dim host scalars aside), so a known operand tells.
+    for (const Expr *Arg : Call->arguments()) {
+      if (Arg == Object || !isTensorType(Arg->getType()))
+        continue;
+      std::optional<PlacementFact> Operand = evaluateTensor(Arg);
+      if (Operand && Operand->Where != Placement::Unknown &&
+          !isHostPlacement(Operand->Where))
+        return Operand;
+    }
+    return Self;
+  }
+  // outputs[0], results.at(i), batch.front() of a container of tensors:
+  // where the container's tensors are.
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+      Method && Object && isTensorLikeType(Object->getType()) &&
+      Method->getParent()->isInStdNamespace())
+    return evaluateTensor(Object);
+  bool IsUserFunction =
+      !isInTorchNamespace(Callee) &&
+      !Ctx.getSourceManager().isInSystemHeader(Callee->getLocation());
+  // Modules (torch::nn::*Impl, Module, ModuleHolder) run where their
+  // inputs are.
+  // So do the user's own modules: a forward() reads the module's
+  // parameters, which live where the inputs must.
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
+    const CXXRecordDecl *Class = Method->getParent();
+    if ((Class->getIdentifier() && (Class->getName().ends_with("Impl") ||
+                                    isNamed(Class, "ModuleHolder"))) ||
+        isModuleClass(Class))
+      IsUserFunction = false;
+  }
+  // A function defined here is evaluated through its body; one defined in
+  // another file is taken to compute on its tensor arguments, like the
+  // LibTorch operations it is built from (a loss functor, a metric).
+  if (IsUserFunction)
+    if (std::optional<PlacementFact> Returned =
+            evaluateUserCall(Call, ValueKind::Tensor))
+      return Returned;
+  unsigned First =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+  // Operands whose placement is still being evaluated (a loop-carried
+  // X = X * s) say nothing; only an operand known to be unknown does.
+  bool SawCycle = false, SawUnknown = false;
+  for (unsigned I = First; I < Call->getNumArgs(); ++I) {
+    llvm::SmallVector<const Expr *, 4> Operands;
+    argumentOperands(Call->getArg(I), Operands);
+    for (const Expr *Operand : Operands) {
+      if (!isTensorLikeType(Operand->getType()))
+        continue;
+      std::optional<PlacementFact> Where = evaluateTensor(Operand);
+      if (Where && Where->Where != Placement::Unknown)
+        return mixesDevices(Call, Operand, *Where) ? PlacementFact{} : *Where;
+      (Where ? SawUnknown : SawCycle) = true;
+    }
+  }
+  if (SawCycle && !SawUnknown)
+    return std::nullopt;
+  return PlacementFact{};
+}
+
+bool DeviceInference::mixesDevices(const CallExpr *Call, const Expr *Evaluated,
+                                   const PlacementFact &EvaluatedPlacement) {
+  // The operation throws on a GPU run (the mismatch check reports it); what
+  // it would compute has no placement, and reporting its later uses again
+  // would repeat that one bug. 0-dim host tensors mix freely: they are read
+  // as scalars.
+  llvm::SmallVector<const Expr *, 4> Operands;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Operands.push_back(Member->getImplicitObjectArgument());
+  for (const Expr *Arg : Call->arguments())
+    argumentOperands(Arg, Operands);
+  bool OnHost = false, OnDevice = false;
+  for (const Expr *Operand : Operands) {
+    if (!isTensorType(Operand->getType()) || isZeroDimTensor(Operand))
+      continue;
+    // The operand the caller has just evaluated is not evaluated again:
+    // along a chain of operations that would double the work per link.
+    std::optional<PlacementFact> Where =
+        Operand == Evaluated ? EvaluatedPlacement : evaluateTensor(Operand);
+    if (!Where)
+      continue;
+    OnHost |= isHostPlacement(Where->Where);
+    OnDevice |=
+        Where->Where == Placement::Cuda || Where->Where == Placement::MaybeCuda;
+  }
+  return OnHost && OnDevice;
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateDevice(const Expr *Original) {
+  std::optional<PlacementFact> Result = evaluateDeviceExpr(Original);
+  // A torch::Device whose origin is not visible (a member, a pointer, a
+  // helper's result) is a run-time choice: the program is written for
+  // either device, like one taking a torch::Device parameter.
+  if (Result && Result->Where == Placement::Unknown) {
+    const Expr *Value = stripValueWrappers(Original); // through conversions
+    const CXXRecordDecl *RD =
+        Value ? Value->getType().getNonReferenceType()->getAsCXXRecordDecl()
+              : nullptr;
+    // x.device() means "where x is": unknown where x is unknown.
+    const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Value);
+    bool OfTensor =
+        Member && Member->getMethodDecl() &&
+        Member->getMethodDecl()->getIdentifier() &&
+        Member->getMethodDecl()->getName() == "device" &&
+        isTensorType(Member->getImplicitObjectArgument()->getType());
+    if (RD && isNamed(RD, "Device") && !OfTensor)
+      return makeFact(Placement::MaybeCuda, Original,
+                      "a device chosen at run time");
+    // A device named by a string the program reads at run time
+    // (to(device_name), Device(args.device)).
+    QualType ValueType =
+        Value ? Value->getType().getNonReferenceType() : QualType();
+    bool IsString =
+        !ValueType.isNull() && ((RD && isNamed(RD, "basic_string")) ||
+                                (ValueType->isPointerType() &&
+                                 ValueType->getPointeeType()->isCharType()));
+    if (IsString)
+      return makeFact(Placement::MaybeCuda, Original,
+                      "a device named at run time");
+  }
+  return Result;
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateDeviceExpr(const Expr *Original) {
+  if (!Original || isa<CXXDefaultArgExpr>(Original))
+    return std::nullopt;
+  const Expr *E = stripValueWrappers(Original);
+  if (!E || isa<CXXDefaultArgExpr>(E))
+    return std::nullopt;
+
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // TensorOptions() or Device(type, index): the first argument decides.
+    if (Construct->getNumArgs() == 0 ||
+        isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      return std::nullopt;
+    return evaluateDevice(Construct->getArg(0));
+  }
+
+  if (const auto *Literal = dyn_cast<StringLiteral>(E)) {
+    llvm::StringRef Text = Literal->getString();
+    if (Text.starts_with("cuda"))
+      return makeFact(Placement::Cuda, E, "the device \"" + Text.str() + "\"");
+    if (Text.starts_with("cpu"))
+      return makeFact(Placement::Cpu, E, "the device \"cpu\"");
+    return PlacementFact{};
+  }
+
+  if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
+    std::optional<PlacementFact> True = evaluateDevice(Cond->getTrueExpr());
+    std::optional<PlacementFact> False = evaluateDevice(Cond->getFalseExpr());
+    if (!True || !False)
+      return True ? True : False;
+    Placement Joined = joinPlacements(True->Where, False->Where);
+    if (Joined == True->Where)
+      return True;
+    return makeFact(Joined, E, "a device chosen at run time");
+  }
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      return fieldPlacement(Field, ValueKind::Device);
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
+      if (Enumerator->getName() == "CUDA")
+        return makeFact(Placement::Cuda, E, "the CUDA device type");
+      if (Enumerator->getName() == "CPU")
+        return makeFact(Placement::Cpu, E, "the CPU device type");
+      // Enumerators of ScalarType, Layout, ...: no device.
+      if (!Enumerator->getType()->isEnumeralType() ||
+          !isNamed(Enumerator->getType()->getAsTagDecl(), "DeviceType"))
+        return std::nullopt;
+      return PlacementFact{};
+    }
+    if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+      return resolveVariable(Param, Ref, ValueKind::Device);
+    if (const auto *Var = dyn_cast<VarDecl>(D)) {
+      QualType T = Var->getType().getNonReferenceType();
+      if (const auto *Enum = T->getAs<EnumType>())
+        if (!isNamed(Enum->getDecl(), "DeviceType"))
+          return std::nullopt;
+      return resolveVariable(Var, Ref, ValueKind::Device);
+    }
+    return PlacementFact{};
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return PlacementFact{};
+    llvm::StringRef Name = Callee->getName();
+    const Expr *Object = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = Member->getImplicitObjectArgument();
+    // options.device(d), torch::device(d)
+    if (Name == "device" && Call->getNumArgs() == 1)
+      return evaluateDevice(Call->getArg(0));
+    // tensor.device(), tensor.options()
+    if ((Name == "device" || Name == "options") && Object &&
+        isTensorType(Object->getType())) {
+      std::optional<PlacementFact> Tensor = evaluateTensor(Object);
+      return Tensor ? Tensor : PlacementFact{};
+    }
+    // A helper of the program that returns options or a device (a getter
+    // of a static member set at initialisation): what it returns.
+    if (!isInTorchNamespace(Callee) &&
+        !Ctx.getSourceManager().isInSystemHeader(
+            Ctx.getSourceManager().getExpansionLoc(Callee->getLocation())))
+      if (std::optional<PlacementFact> Returned =
+              evaluateUserCall(Call, ValueKind::Device);
+          Returned && Returned->Where != Placement::Unknown)
+        return Returned;
+    // Other TensorOptions builders keep the object's device, or name none.
+    const CXXRecordDecl *Result = Call->getType()->getAsCXXRecordDecl();
+    if (Result && isNamed(Result, "TensorOptions")) {
+      if (Object)
+        return evaluateDevice(Object);
+      return std::nullopt; // torch::dtype(...), torch::requires_grad()
+    }
+    if (Result && isNamed(Result, "Device") &&
+        Callee->getName().contains("gpu"))
+      return PlacementFact{}; // try_gpu()-style helpers: not inferred
+    return PlacementFact{};
+  }
+
+  if (E->getType()->isEnumeralType() &&
+      !isNamed(E->getType()->getAsTagDecl(), "DeviceType"))
+    return std::nullopt;
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluatePointer(const Expr *Original) {
+  if (!Original)
+    return PlacementFact{};
+  const Expr *E = Original->IgnoreParenCasts();
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var)
+      return PlacementFact{};
+    if (Var->getType()->isArrayType()) {
+      // A __device__ or __constant__ array is a device symbol, which host
+      // code reaches through cudaGetSymbolAddress, not by its name.
+      if (Var->hasAttr<CUDADeviceAttr>() || Var->hasAttr<CUDAConstantAttr>())
+        return PlacementFact{};
+      if (std::optional<PlacementFact> Pinned = registeredBefore(Var, Ref))
+        return Pinned;
+      return makeFact(Placement::Cpu,
+                      Var->getInit() ? (const Stmt *)Var->getInit()
+                                     : (const Stmt *)Ref,
+                      "the array '" + Var->getName().str() + "'");
+    }
+    if (Var->getType()->isPointerType())
+      return resolveVariable(Var, Ref, ValueKind::Pointer);
+    return PlacementFact{};
+  }
+
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+    if (Unary->getOpcode() != UO_AddrOf)
+      return PlacementFact{};
+    const Expr *Sub = Unary->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Sub))
+      return evaluatePointer(Subscript->getBase());
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Sub))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasLocalStorage())
+        return makeFact(Placement::Cpu, E,
+                        "the address of the local '" + Var->getName().str() +
+                            "'");
+    return PlacementFact{};
+  }
+
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAdditiveOp()) {
+      const Expr *Base = Binary->getLHS()->getType()->isPointerType()
+                             ? Binary->getLHS()
+                             : Binary->getRHS();
+      return evaluatePointer(Base);
+    }
+    return PlacementFact{};
+  }
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return evaluateFieldPointer(Member);
+
+  if (isa<CXXNewExpr>(E))
+    return makeFact(Placement::Cpu, E, "allocated on the host by new");
+
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (isHostAllocationFunction(Callee))
+      return makeFact(Placement::Cpu, E,
+                      "allocated on the host by " + Callee->getName().str());
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const Expr *Object = Member->getImplicitObjectArgument();
+      const CXXRecordDecl *RD =
+          Object ? Object->getType()->getAsCXXRecordDecl() : nullptr;
+      if (Callee && isNamed(Callee, "data") && RD &&
+          (isNamed(RD, "vector") || isNamed(RD, "array") ||
+           isNamed(RD, "basic_string"))) {
+        if (const auto *Ref =
+                dyn_cast<DeclRefExpr>(Object->IgnoreParenImpCasts()))
+          if (const auto *Container = dyn_cast<VarDecl>(Ref->getDecl()))
+            if (std::optional<PlacementFact> Pinned =
+                    registeredBefore(Container, Ref))
+              return Pinned;
+        return makeFact(Placement::Cpu, E,
+                        "the storage of a std::" + RD->getName().str());
+      }
+      if (Callee && (isNamed(Callee, "data_ptr") || isNamed(Callee, "data")) &&
+          Object && isTensorType(Object->getType()))
+        return evaluateTensor(Object);
+    }
+    if (std::optional<CudaApi> Api = identifyCudaCall(Call)) {
+      switch (*Api) {
+      case CudaApi::Malloc:
+        return makeFact(Placement::Cuda, Call, "allocated by cudaMalloc");
+      case CudaApi::GetSymbolAddress:
+        return makeFact(Placement::Cuda, Call,
+                        "the address of a __device__ variable, from "
+                        "cudaGetSymbolAddress");
+      case CudaApi::MallocManaged:
+        return makeFact(Placement::Managed, Call,
+                        "allocated by cudaMallocManaged");
+      case CudaApi::MallocHost:
+      case CudaApi::HostAlloc:
+        return makeFact(Placement::PinnedCpu, Call,
+                        "pinned host memory from " + cudaApiName(*Api).str());
+      default:
+        break;
+      }
+    }
+    // A helper of the program that returns a buffer it allocated.
+    if (std::optional<PlacementFact> Returned =
+            evaluateUserCall(Call, ValueKind::Pointer))
+      return Returned;
+    return PlacementFact{};
+  }
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
+DeviceInference::evaluateModule(const Expr *Original) {
+  if (!Original)
+    return PlacementFact{};
+  if (const DeclRefExpr *Ref = moduleReference(Original))
+    return resolveVariable(cast<VarDecl>(Ref->getDecl()), Ref,
+                           ValueKind::Module);
+  // A module member: where its constructor put it, when that constructor
+  // moves the module itself. Built on the host, it may be moved by any
+  // method of its class, here or in another file: unknown.
+  if (const auto *Member =
+          dyn_cast<MemberExpr>(Original->IgnoreParenImpCasts()))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && isModuleType(Field->getType())) {
+      PlacementFact Stored = fieldPlacement(Field, ValueKind::Module);
+      // Built by its default constructor where nothing stores into it.
+      if (Stored.Where == Placement::Unknown)
+        if (const CXXRecordDecl *Record =
+                Field->getType()->getAsCXXRecordDecl())
+          for (const CXXConstructorDecl *Ctor : Record->ctors())
+            if (Ctor->isDefaultConstructor())
+              if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))
+                return *Moved;
+      return isHostPlacement(Stored.Where) ? PlacementFact{} : Stored;
+    }
+  if (const CXXMemberCallExpr *Move = asModuleMove(Original)) {
+    std::optional<PlacementFact> Device = evaluateDevice(Move->getArg(0));
+    if (!Device || Device->Where == Placement::Unknown)
+      return PlacementFact{};
+    return makeFact(Device->Where, Move,
+                    "moved by to() to a " + placementName(Device->Where).str() +
+                        " device");
+  }
+  // A construction: only the module's own constructors build parameters
+  // (a ModuleHolder from nullptr and an empty shared_ptr hold nothing).
+  const Expr *E = ignoreTemporaries(Original);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() >= 1)
+      return evaluateModule(Construct->getArg(0));
+    const CXXRecordDecl *RD = Ctor->getParent();
+    bool BuildsModule =
+        !isNamed(RD, "shared_ptr") && isModuleType(Construct->getType());
+    for (const Expr *Arg : Construct->arguments())
+      if (Arg->IgnoreParenImpCasts()->getType()->isNullPtrType())
+        BuildsModule = false;
+    // A module without parameters runs wherever its inputs are.
+    if (BuildsModule && isParameterFreeModuleType(Construct->getType()))
+      return PlacementFact{};
+    if (BuildsModule) {
+      if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))
+        return *Moved;
+      return makeFact(Placement::Cpu, Construct,
+                      "constructed with its parameters on the host");
+    }
+    return PlacementFact{};
+  }
+  if (const auto *New = dyn_cast<CXXNewExpr>(E);
+      New && isModuleClass(New->getAllocatedType()->getAsCXXRecordDecl()))
+    return makeFact(Placement::Cpu, New,
+                    "constructed with its parameters on the host");
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isNamed(Callee, "make_shared") &&
+        isModuleType(Call->getType()))
+      return makeFact(Placement::Cpu, Call,
+                      "constructed with its parameters on the host by "
+                      "std::make_shared");
+  return PlacementFact{};
+}
+
+} // namespace clang::tidy::xfer
