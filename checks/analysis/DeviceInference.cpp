@@ -157,6 +157,26 @@ const VarDecl *assignedVariable(const Expr *LHS) {
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
+/// The container variable whose element \p E is: `v[i]` or `v.at(i)` on a
+/// std::vector of tensors (not a tensor's own element, which assigning into
+/// copies across devices rather than changing where the tensor lives).
+const VarDecl *containerOfElement(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const Expr *Object = nullptr;
+  if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(E);
+      Subscript && Subscript->getOperator() == OO_Subscript &&
+      Subscript->getNumArgs() == 2)
+    Object = Subscript->getArg(0);
+  else if (const auto *At = dyn_cast<CXXMemberCallExpr>(E);
+           At && isNamed(At->getMethodDecl(), "at"))
+    Object = At->getImplicitObjectArgument();
+  const VarDecl *Var = Object ? assignedVariable(Object) : nullptr;
+  return Var && !isTensorType(Var->getType()) &&
+                 isTensorLikeType(Var->getType())
+             ? Var
+             : nullptr;
+}
+
 /// The arguments of `std::tie(a, b)` when \p E is such a call.
 llvm::ArrayRef<const Expr *> tiedVariables(const Expr *E) {
   const auto *Tie = dyn_cast_or_null<CallExpr>(ignoreTemporaries(E));
@@ -557,10 +577,18 @@ DeviceInference::evaluateDefinition(const Definition &Def, ValueKind Kind) {
   if (Def.RegistersPinned)
     return makeFact(Placement::PinnedCpu, Def.At,
                     "host memory registered by cudaHostRegister");
-  // An empty tensor or container holds nothing yet: later writes decide.
+  // An empty tensor or container holds nothing yet, nor does a container
+  // of undefined tensors (`std::vector<torch::Tensor> v(n)`): later writes
+  // decide.
   if (const auto *Construct =
           dyn_cast<CXXConstructExpr>(ignoreTemporaries(Def.Value));
-      Kind == ValueKind::Tensor && Construct && Construct->getNumArgs() == 0)
+      Kind == ValueKind::Tensor && Construct &&
+      (Construct->getNumArgs() == 0 ||
+       (!isTensorType(Construct->getType()) &&
+        llvm::all_of(Construct->arguments(), [](const Expr *Arg) {
+          return isa<CXXDefaultArgExpr>(Arg) ||
+                 Arg->getType()->isIntegralOrEnumerationType();
+        }))))
     return std::nullopt;
   return evaluate(Def.Value, Kind);
 }
@@ -784,6 +812,10 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
         if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
           if (const VarDecl *Var = assignedVariable(Op->getArg(0)))
             Out[Var].push_back({Op, Op->getArg(1), false});
+          // v[i] = t: the vector holds t besides what it held.
+          if (const VarDecl *Var = containerOfElement(Op->getArg(0));
+              Var && isTensorType(Op->getArg(1)->getType()))
+            Out[Var].push_back({Op, Op->getArg(1), false, true});
           // std::tie(values, indices) = t.max(1): each tensor tied gets a
           // part of the tuple, which lives where the operation ran.
           for (const Expr *Tied : tiedVariables(Op->getArg(0)))

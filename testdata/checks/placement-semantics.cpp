@@ -139,3 +139,31 @@ void movedWhenAvailable(torch::Tensor Input, int Steps) {
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
+
+// Elements assigned into a std::vector of tensors (`v[i] = t`, `v.at(i) = t`)
+// are where the assigned tensors are; assigning into a tensor's own element
+// copies across devices and leaves the tensor where it was.
+void assignedElements(size_t Trials) {
+  std::vector<torch::Tensor> Energies;
+  Energies.resize(Trials);
+  for (size_t I = 0; I < Trials; ++I)
+    Energies[I] = torch::ones({1}, Gpu) * 2.0;
+  std::vector<torch::Tensor> Checked(Trials);
+  for (size_t I = 0; I < Trials; ++I)
+    Checked.at(I) = torch::ones({1}, Gpu);
+  for (size_t I = 0; I < Trials; ++I)
+    (void)Energies[I].item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 154: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+  for (size_t I = 0; I < Trials; ++I)
+    (void)Checked[I].item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 158: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+  torch::Tensor OnHost = torch::zeros({4});
+  for (size_t I = 0; I < Trials; ++I) {
+    OnHost[0] = Energies[I];
+    // XFER-WARNING: :[[@LINE-1]]:15: warning: 'assigning into a tensor view' copies device memory to the host on every iteration of the loop at line 163: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    (void)OnHost.sum().item<float>();
+  }
+}
