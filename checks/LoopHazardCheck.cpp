@@ -193,6 +193,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // not: the read-back is the finding, if any.
   if (!Path && waitsBesideBlockingReadBack(Call, Ctx))
     return;
+  // A wait that another wait precedes on every path, with no device work
+  // queued in between, waits for nothing.
+  if (!Path && isBareWait(Call) &&
+      followsWaitOnEveryPath(Call, Analyses->devices().executionOrder(), Ctx,
+                             Facts.get()))
+    return;
   // Read-backs after another one in the same iteration, with no device
   // work in between, wait for nothing more: notes on the first.
   if (!Path && followsBlockingReadBack(Call, Ctx))

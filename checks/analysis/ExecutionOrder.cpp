@@ -7,6 +7,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <utility>
 
 namespace clang::tidy::xfer {
@@ -167,6 +168,62 @@ bool ExecutionOrder::runsWheneverFunctionRuns(const Stmt *S) {
         If && isGuardClause(If, S, Ctx))
       continue;
     return false;
+  }
+  return true;
+}
+
+bool ExecutionOrder::everyPathBackFinds(
+    const Stmt *S, llvm::function_ref<Mark(const Stmt &)> Classify) {
+  BodyOrder *Order = orderOf(S);
+  if (!Order)
+    return false;
+  std::optional<BodyOrder::Position> Where = Order->positionOf(S, Ctx);
+  if (!Where)
+    return false;
+  const Mark Self = Classify(*S);
+  // Each block is scanned from its end, except S's own from just before S.
+  llvm::SmallVector<std::pair<const CFGBlock *, unsigned>, 8> Work = {
+      {Where->Block, Where->Index}};
+  llvm::SmallPtrSet<const CFGBlock *, 16> Seen;
+  while (!Work.empty()) {
+    auto [Block, End] = Work.pop_back_val();
+    bool Decided = false;
+    for (unsigned I = End; I-- > 0;) {
+      std::optional<CFGStmt> Element = (*Block)[I].getAs<CFGStmt>();
+      if (!Element)
+        continue;
+      Mark M = Classify(*Element->getStmt());
+      if (M == Mark::Blocked)
+        return false;
+      if (M == Mark::Found) {
+        Decided = true;
+        break;
+      }
+    }
+    if (Decided)
+      continue;
+    if (Block == &Order->Graph->getEntry() || Block->pred_empty())
+      return false; // reached the entry with nothing found
+    for (const CFGBlock::AdjacentBlock &Pred : Block->preds()) {
+      const CFGBlock *Previous = Pred.getReachableBlock();
+      if (!Previous)
+        continue;
+      if (Previous == Where->Block) {
+        // Around a loop back to S's block: what follows S there, then S.
+        Mark Last = Self;
+        for (unsigned I = Previous->size(); I-- > Where->Index + 1;)
+          if (std::optional<CFGStmt> Element = (*Previous)[I].getAs<CFGStmt>())
+            if (Mark M = Classify(*Element->getStmt()); M != Mark::Neither) {
+              Last = M;
+              break;
+            }
+        if (Last != Mark::Found)
+          return false;
+        continue;
+      }
+      if (Seen.insert(Previous).second)
+        Work.push_back({Previous, static_cast<unsigned>(Previous->size())});
+    }
   }
   return true;
 }

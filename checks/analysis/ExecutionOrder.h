@@ -15,6 +15,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <memory>
 
 namespace clang::tidy::xfer {
@@ -36,6 +37,16 @@ public:
   /// whose other arm leaves (`if (!ok) return;`, `break`, `continue`,
   /// `throw`) is not a choice: the code after it expects to run.
   bool runsWheneverFunctionRuns(const Stmt *S);
+
+  /// What a statement on a path means to everyPathBackFinds.
+  enum class Mark { Neither, Found, Blocked };
+
+  /// True if, walking back from \p S along every path that reaches it, a
+  /// statement \p Classify marks Found comes before one it marks Blocked or
+  /// the function's entry. Paths that come back to \p S around a loop
+  /// count as found when \p S itself is.
+  bool everyPathBackFinds(const Stmt *S,
+                          llvm::function_ref<Mark(const Stmt &)> Classify);
 
 private:
   struct BodyOrder;

@@ -154,6 +154,25 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
   return {};
 }
 
+/// The variable a for loop counts with: the one its increment steps
+/// (`++i`, `i += 2`).
+const VarDecl *loopCounter(const Stmt *Loop) {
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (!For || !For->getInc())
+    return nullptr;
+  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
+  const Expr *Operand = nullptr;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Inc))
+    Operand = Unary->getSubExpr();
+  else if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Inc))
+    Operand = Compound->getLHS();
+  const auto *Ref =
+      Operand ? dyn_cast<DeclRefExpr>(Operand->IgnoreParenImpCasts()) : nullptr;
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+bool refersTo(const Stmt *S, const VarDecl *Var);
+
 /// True for `nullptr`, `NULL`, `false` and `0`.
 bool isNullOrFalse(const Expr *E) {
   E = E->IgnoreParenCasts();
@@ -950,6 +969,8 @@ std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   ExecutionFrequency Result;
   Guard Strongest;
+  // Conditions that made the statement run once (`if (pass == 0)`).
+  llvm::SmallVector<const Expr *, 2> OnceConditions;
   // A break/return right after the statement: it runs once per loop run, but
   // only if there is a loop to leave.
   bool ExitsLoopAfter = false;
@@ -982,6 +1003,8 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
       if (G.Kind == GuardKind::None && Child == If->getThen() &&
           isFirstTimeBranch(If))
         G = Guard{GuardKind::Once, std::nullopt, ""};
+      if (G.Kind == GuardKind::Once)
+        OnceConditions.push_back(If->getCond());
       Strongest = rarer(Strongest, G);
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
                Block && BeforeFirstLoop) {
@@ -1000,6 +1023,20 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
       P = Algorithm;
     }
     Child = P;
+  }
+  // `for (pass = 0; pass < 2; ++pass) if (pass == 0) ...` inside a time-step
+  // loop: once per run of a loop of a few passes is once per step of the
+  // loop around it, not once in all.
+  if (Strongest.Kind == GuardKind::Once && !ExitsLoopAfter &&
+      Result.Loops.size() >= 2 && OnceConditions.size() == 1) {
+    constexpr uint64_t FewPasses = 4;
+    const EnclosingLoop &Passes = Result.Loops.front();
+    const VarDecl *Counter = loopCounter(Passes.Loop);
+    if (Counter && Passes.TripCount && *Passes.TripCount <= FewPasses &&
+        refersTo(OnceConditions.front(), Counter)) {
+      Result.Loops.erase(Result.Loops.begin());
+      Strongest = Guard{};
+    }
   }
   if (ExitsLoopAfter && !Result.Loops.empty())
     Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
@@ -1208,18 +1245,8 @@ bool refersTo(const Stmt *S, const VarDecl *Var);
 /// repeating the same work to time it.
 bool bodyReadsCounter(const Stmt *Loop) {
   const auto *For = dyn_cast<ForStmt>(Loop);
-  if (!For || !For->getInc() || !For->getBody())
-    return false;
-  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
-  const Expr *Operand = nullptr;
-  if (const auto *Unary = dyn_cast<UnaryOperator>(Inc))
-    Operand = Unary->getSubExpr();
-  else if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Inc))
-    Operand = Compound->getLHS();
-  const auto *Ref =
-      Operand ? dyn_cast<DeclRefExpr>(Operand->IgnoreParenImpCasts()) : nullptr;
-  const auto *Counter = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  return Counter && refersTo(For->getBody(), Counter);
+  const VarDecl *Counter = loopCounter(Loop);
+  return Counter && For->getBody() && refersTo(For->getBody(), Counter);
 }
 
 const Expr *loopCondition(const Stmt *Loop);
@@ -1968,6 +1995,20 @@ std::string describeFrequency(const ExecutionFrequency &F,
     return "on each of " + std::to_string(*Inner.TripCount) +
            " iterations of " + Where;
   return "on every iteration of " + Where;
+}
+
+bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
+                            ASTContext &Ctx, const ProjectFacts *Facts) {
+  using Mark = ExecutionOrder::Mark;
+  return Order.everyPathBackFinds(Wait, [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (!Call)
+      return Mark::Neither;
+    if (waitsForDevice(*Call, Ctx))
+      return Mark::Found;
+    return queuesDeviceWork(Call, Ctx, UnseenFunctions{Facts}) ? Mark::Blocked
+                                                               : Mark::Neither;
+  });
 }
 
 } // namespace clang::tidy::xfer

@@ -13,6 +13,7 @@
 #ifndef XFER_TIDY_CHECKS_ANALYSIS_LOOPCONTEXT_H
 #define XFER_TIDY_CHECKS_ANALYSIS_LOOPCONTEXT_H
 
+#include "analysis/ExecutionOrder.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -163,6 +164,12 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 /// the predicate a driving loop tests.
 bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
                      ASTContext &Ctx);
+
+/// True if the wait \p Wait follows another wait (or a blocking read-back)
+/// on every path that reaches it, with no device work queued in between
+/// (functions that may queue some count as queuing): it waits for nothing.
+bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
+                            ASTContext &Ctx, const ProjectFacts *Facts);
 
 /// True if a blocking read-back that \p IsBlockingReadBack accepts sits in
 /// \p Sync's block next to it, with nothing that queues device work in

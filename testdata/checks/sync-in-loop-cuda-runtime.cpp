@@ -10,14 +10,14 @@ void perIterationSyncs(float *Data, cudaStream_t Stream, cudaEvent_t Done) {
     cudaDeviceSynchronize();
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
-    cudaStreamSynchronize(Stream);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    launchWork(Data, 1024); cudaStreamSynchronize(Stream);
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
-    cudaEventSynchronize(Done);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaEventSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    launchWork(Data, 1024); cudaEventSynchronize(Done);
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'cudaEventSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
-    cudaThreadSynchronize();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaThreadSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    launchWork(Data, 1024); cudaThreadSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'cudaThreadSynchronize' synchronizes with the GPU on each of 100 iterations of the loop at line 8: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-13]]:3: note: loop starts here
   }
 }
@@ -78,14 +78,14 @@ void algorithms(std::vector<float *> &Buffers) {
 // NOLINT works as in clang-tidy.
 void suppressed() {
   while (true) { launchWork(nullptr, 1);
-    cudaDeviceSynchronize(); // NOLINT(xfer-sync-in-loop)
+    launchWork(nullptr, 1); cudaDeviceSynchronize(); // NOLINT(xfer-sync-in-loop)
     // NOLINTNEXTLINE(xfer-*)
-    cudaDeviceSynchronize();
+    launchWork(nullptr, 1); cudaDeviceSynchronize();
     // NOLINTBEGIN(xfer-sync-in-loop)
-    cudaDeviceSynchronize();
+    launchWork(nullptr, 1); cudaDeviceSynchronize();
     // NOLINTEND(xfer-sync-in-loop)
-    cudaDeviceSynchronize(); // NOLINT(some-other-check)
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    launchWork(nullptr, 1); cudaDeviceSynchronize(); // NOLINT(some-other-check)
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
   }
 }

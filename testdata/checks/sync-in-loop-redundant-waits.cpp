@@ -1,0 +1,64 @@
+// XFER-ARGS: -x cuda --cuda-host-only -nocudainc -nocudalib -isystem %include
+// XFER-CHECKS: -*,xfer-sync-in-loop
+#include <cuda_runtime.h>
+#include <cstdio>
+
+__global__ void stepKernel(float *Data);
+void launchWork(float *Data, int N);
+
+// A wait that another wait precedes on every path, with no device work
+// queued in between, waits for nothing: only the first is a finding.
+void waitAfterWait(float *Data, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    stepKernel<<<1, 1>>>(Data);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 12: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    std::printf("step %d\n", Step);
+    cudaDeviceSynchronize();
+  }
+}
+
+// Predictor-corrector passes: the wait opening each pass follows the first
+// pass's wait, the previous pass's closing wait, or the wait before the
+// loops, on every path; the pass's own waits after kernels are findings.
+void passes(float *Data, int Steps) {
+  stepKernel<<<1, 1>>>(Data);
+  cudaDeviceSynchronize();
+  for (int Step = 0; Step < Steps; ++Step) {
+    for (int Pass = 0; Pass < 2; ++Pass) {
+      if (Pass == 0) {
+        stepKernel<<<1, 1>>>(Data);
+        cudaDeviceSynchronize();
+        // XFER-WARNING: :[[@LINE-1]]:9: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 28: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+        // XFER-NOTE: :28:3: note: loop starts here
+      }
+      cudaDeviceSynchronize();
+      stepKernel<<<1, 1>>>(Data);
+      cudaDeviceSynchronize();
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on each of 2 iterations of the loop at line 29: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :29:5: note: loop starts here
+    }
+    cudaDeviceSynchronize();
+  }
+}
+
+// Positives: work queued on one path (the branch launches), or by a
+// function that may queue work, before the second wait.
+void workOnSomePath(float *Data, int Steps, bool Extra) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    stepKernel<<<1, 1>>>(Data);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 49: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    if (Extra)
+      stepKernel<<<1, 1>>>(Data);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 49: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-9]]:3: note: loop starts here
+    launchWork(Data, 16);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 49: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-13]]:3: note: loop starts here
+  }
+}
