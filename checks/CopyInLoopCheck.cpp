@@ -53,6 +53,21 @@ bool passedAsPointerToConst(const UnaryOperator *AddressOf, ASTContext &Ctx) {
   return false;
 }
 
+/// True if the element \p Element names may be written: anything but a
+/// read of its value or its address handed to a pointer-to-const parameter
+/// (the source of a cudaMemcpy).
+bool mayWriteElement(const ArraySubscriptExpr *Element, ASTContext &Ctx) {
+  const Stmt *Parent = parentStmt(Element, Ctx);
+  while (const auto *Paren = dyn_cast_or_null<ParenExpr>(Parent))
+    Parent = parentStmt(Paren, Ctx);
+  if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent))
+    return Cast->getCastKind() != CK_LValueToRValue;
+  if (const auto *AddressOf = dyn_cast_or_null<UnaryOperator>(Parent);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    return !passedAsPointerToConst(AddressOf, Ctx);
+  return true;
+}
+
 /// True if \p Use of a tensor or pointer variable may change what the
 /// variable holds (or, for a pointer, what it points to).
 bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
@@ -71,8 +86,9 @@ bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
     return Unary->isIncrementDecrementOp() ||
            (Unary->getOpcode() == UO_Deref &&
             !Use->getType()->getPointeeType().isConstQualified());
-  if (isa<ArraySubscriptExpr>(Consumer))
-    return !Use->getType()->getPointeeType().isConstQualified();
+  if (const auto *Element = dyn_cast<ArraySubscriptExpr>(Consumer))
+    return !Use->getType()->getPointeeType().isConstQualified() &&
+           mayWriteElement(Element, Ctx);
   if (const auto *Member = dyn_cast<MemberExpr>(Consumer)) {
     // In-place tensor operations end in '_' (add_, copy_, zero_).
     const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
@@ -100,6 +116,12 @@ bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
   return false;
 }
 
+/// True for cudaMemcpy and cudaMemcpy2D: the host waits for the copy.
+bool isBlockingCopy(const CallExpr *Call) {
+  std::optional<CudaApi> Api = identifyCudaCall(Call);
+  return Api && (*Api == CudaApi::Memcpy || *Api == CudaApi::Memcpy2D);
+}
+
 /// True if nothing in \p Loop may change \p Var.
 bool isLoopInvariant(const VarDecl *Var, const Stmt *Loop, ASTContext &Ctx) {
   QualType Type = Var->getType();
@@ -124,6 +146,12 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
   // i + n)}).to(device)`): upload the whole once and slice on the device.
   if (!Source)
     Source = slicedVariable(H.Subject);
+  // A part of an unchanging host buffer copied with a blocking cudaMemcpy
+  // (`&images[batch * size]`): copy the buffer once, index it there. Async
+  // copies of parts are left alone: splitting a buffer over streams is how
+  // copies overlap kernels.
+  if (!Source && isBlockingCopy(Call))
+    Source = slicedBuffer(H.Subject);
   // A global or static may be changed by any call in the loop, unless it
   // is a constant (`const int zero = 0;` uploaded to reset a counter).
   auto IsConstantValue = [](const VarDecl *Var) {
@@ -156,8 +184,12 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "for all queued device work and crosses the host link each "
                 "time")
            << H.Operation << FrequencyPhrase;
-  if (const VarDecl *Whole =
-          copiedVariable(H.Subject) ? nullptr : slicedVariable(H.Subject))
+  const VarDecl *Whole = nullptr;
+  if (!copiedVariable(H.Subject))
+    Whole = slicedVariable(H.Subject);
+  if (!Whole && !copiedVariable(H.Subject) && isBlockingCopy(Call))
+    Whole = slicedBuffer(H.Subject);
+  if (Whole)
     return diag(Call->getExprLoc(),
                 "'%0' copies part of '%1' to the GPU %2, but '%1' does not "
                 "change inside the loop: copy it to the GPU once before the "

@@ -259,6 +259,29 @@ const VarDecl *copiedVariable(const Expr *Subject) {
   return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
+const VarDecl *slicedBuffer(const Expr *Subject) {
+  if (!Subject)
+    return nullptr;
+  const Expr *E = Subject->IgnoreParenCasts();
+  const Expr *Base = nullptr;
+  if (const auto *AddressOf = dyn_cast<UnaryOperator>(E);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    if (const auto *Element = dyn_cast<ArraySubscriptExpr>(
+            AddressOf->getSubExpr()->IgnoreParenCasts()))
+      Base = Element->getBase();
+  if (const auto *Sum = dyn_cast<BinaryOperator>(E);
+      Sum && Sum->getOpcode() == BO_Add)
+    Base = Sum->getLHS()->getType()->isPointerType() ? Sum->getLHS()
+                                                     : Sum->getRHS();
+  const auto *Ref =
+      Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenCasts()) : nullptr;
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && (Var->getType()->isPointerType() ||
+                 Var->getType()->isArrayType())
+             ? Var
+             : nullptr;
+}
+
 const VarDecl *slicedVariable(const Expr *Subject) {
   bool ThroughView = false;
   const Expr *E = Subject;

@@ -65,6 +65,10 @@ bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices);
 /// (through casts).
 const VarDecl *copiedVariable(const Expr *Subject);
 
+/// The host buffer \p Subject points into at an offset: `&buf[i * n]` or
+/// `buf + i * n`, with `buf` a pointer or array variable.
+const VarDecl *slicedBuffer(const Expr *Subject);
+
 /// The tensor variable \p Subject is a view of (`ids.index({Slice(), i})`,
 /// `states[idx]`, `x.narrow(0, i, n)`), through one or more indexing and
 /// view operations; null when \p Subject is not such a view.
