@@ -634,6 +634,22 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
   EXPECT_EQ(join(Adjust({"clang++", "/src/d.cuh"}, "/src/d.cuh")),
             join(Expected));
 
+  // So does a header whose code uses CUDA qualifiers; one that only
+  // defines a macro for them (for nvcc builds) stays C++.
+  FS->addFile("/src/kernels.h", 0,
+              llvm::MemoryBuffer::getMemBuffer(
+                  "#pragma once\n__global__ void step(float *x);\n"));
+  FS->addFile("/src/portable.h", 0,
+              llvm::MemoryBuffer::getMemBuffer(
+                  "#define HD __host__ __device__\n// __global__ here\n"
+                  "HD int f();\n"));
+  Expected = {"clang++", "-x", "cuda", "/src/kernels.h"};
+  Expected.insert(Expected.end(), HostFlags.begin(), HostFlags.end());
+  EXPECT_EQ(join(Adjust({"clang++", "/src/kernels.h"}, "/src/kernels.h")),
+            join(Expected));
+  EXPECT_EQ(join(Adjust({"clang++", "/src/portable.h"}, "/src/portable.h")),
+            "clang++ /src/portable.h");
+
   // An interpolated command (a file missing from the compilation database)
   // ends in "-- <file>": the flags go before it, nvcc's translation keeps it
   // last.

@@ -1968,11 +1968,11 @@ int main() {
   std::printf("%d %d %d %d %d %d\n", Prop.deviceOverlap, Prop.clockRate,
               Prop.memoryClockRate, Prop.kernelExecTimeoutEnabled,
               Prop.computeMode, Prop.maxTexture1DLinear);
-  cudaThreadSetLimit(cudaLimitStackSize, 4096);
+  cudaThreadSetLimit(cudaLimitStackSize, max(4096u, 1024));
   size_t Stack = 0, Offset = 0;
   cudaThreadGetLimit(&Stack, cudaLimitStackSize);
   float *Device;
-  cudaMalloc(&Device, 1024 * sizeof(float));
+  cudaMalloc(&Device, min(1024u, Prop.maxTexture1DLinear) * sizeof(float));
   cudaBindTexture(&Offset, Linear, Device, 1024 * sizeof(float));
   cudaChannelFormatDesc Desc = cudaCreateChannelDesc<float>();
   cudaBindTexture2D(&Offset, Image, Device, Desc, 32, 32, 32 * sizeof(float));

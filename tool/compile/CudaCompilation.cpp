@@ -22,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
@@ -79,6 +80,48 @@ SourceLanguage languageFromXValue(StringRef Value) {
   if (Value == "none" || Value.empty())
     return SourceLanguage::Unspecified;
   return SourceLanguage::Other;
+}
+
+bool isHeaderFile(StringRef File) {
+  StringRef Extension = llvm::sys::path::extension(File);
+  return llvm::any_of(
+      std::initializer_list<StringRef>{".h", ".hh", ".hpp", ".hxx", ".inl"},
+      [&](StringRef Header) { return Extension.equals_insensitive(Header); });
+}
+
+/// True if \p File's text uses `__global__`, `__device__` or `__host__`
+/// (kernels or device functions in a header a .cu file includes), or a
+/// header it includes with quotes from its own folder does, \p Depth levels
+/// down.
+bool usesCudaQualifiers(StringRef File, llvm::vfs::FileSystem &FS,
+                        unsigned Depth = 3) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      FS.getBufferForFile(File);
+  if (!Buffer)
+    return false;
+  static const llvm::Regex Qualifier("(^|[^A-Za-z0-9_])__(global|device|host)__"
+                                     "($|[^A-Za-z0-9_])");
+  static const llvm::Regex LocalInclude("^#[ \t]*include[ \t]*\"([^\"]+)\"");
+  llvm::SmallVector<StringRef, 0> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n');
+  llvm::SmallVector<std::string, 4> Included;
+  for (StringRef Line : Lines) {
+    Line = Line.ltrim();
+    if (Line.starts_with("//") || Line.starts_with("#define"))
+      continue;
+    llvm::SmallVector<StringRef, 2> Groups;
+    if (LocalInclude.match(Line, &Groups)) {
+      llvm::SmallString<256> Path(llvm::sys::path::parent_path(File));
+      llvm::sys::path::append(Path, Groups[1]);
+      Included.push_back(Path.str().str());
+      continue;
+    }
+    if (Qualifier.match(Line))
+      return true;
+  }
+  return Depth > 0 && llvm::any_of(Included, [&](const std::string &Header) {
+           return usesCudaQualifiers(Header, FS, Depth - 1);
+         });
 }
 
 bool hasCudaExtension(StringRef File) {
@@ -998,7 +1041,14 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
   } else {
     Result.assign(Args.begin(), Args.end());
   }
-  if (!isCudaSource(File, Result))
+  bool HasLanguage = llvm::any_of(Result, [](StringRef Arg) {
+    return Arg == "-x" || Arg.starts_with("--language") ||
+           (Arg.starts_with("-x") && Arg.size() > 2);
+  });
+  // A header analysed on its own whose code uses CUDA qualifiers is CUDA.
+  bool CudaHeader =
+      !HasLanguage && isHeaderFile(File) && usesCudaQualifiers(File, FS);
+  if (!CudaHeader && !isCudaSource(File, Result))
     return Result;
 
   // A command that names its toolkit (clang as CUDA compiler) keeps it.
@@ -1007,13 +1057,10 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
     if (Arg.consume_front("--cuda-path="))
       Effective.CudaPath = Arg.str();
 
-  // clang would take a .cuh file for a linker input.
-  bool HasLanguage = llvm::any_of(Result, [](StringRef Arg) {
-    return Arg == "-x" || Arg.starts_with("--language") ||
-           (Arg.starts_with("-x") && Arg.size() > 2);
-  });
+  // clang would take a .cuh file for a linker input, and a .h for C++.
   if (!HasLanguage &&
-      llvm::sys::path::extension(File).equals_insensitive(".cuh")) {
+      (CudaHeader ||
+       llvm::sys::path::extension(File).equals_insensitive(".cuh"))) {
     auto Position = Result.empty() ? Result.end() : Result.begin() + 1;
     Result.insert(Position, {"-x", "cuda"});
   }

@@ -161,5 +161,26 @@ __XFER_TEX_FETCH(tex3DLod, cudaTextureType3D, float x, float y, float z,
 #undef __XFER_TEX_FETCH
 #endif // CUDART_VERSION >= 12000
 
+// nvcc's crt/math_functions.hpp declares min and max for mixed integer and
+// floating types __host__ __device__, so host code in .cu files calls
+// min(n, 1024) with an unsigned n; clang's CUDA headers declare them for the
+// device only. Host overloads, declared only (never compiled into a program).
+#define __XFER_HOST_MINMAX(R, A, B)                                            \
+  __host__ R min(A a, B b);                                                    \
+  __host__ R max(A a, B b);
+__XFER_HOST_MINMAX(int, int, int)
+__XFER_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
+__XFER_HOST_MINMAX(unsigned int, int, unsigned int)
+__XFER_HOST_MINMAX(unsigned int, unsigned int, int)
+__XFER_HOST_MINMAX(long long, long long, long long)
+__XFER_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+__XFER_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+__XFER_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+__XFER_HOST_MINMAX(float, float, float)
+__XFER_HOST_MINMAX(double, double, double)
+__XFER_HOST_MINMAX(double, float, double)
+__XFER_HOST_MINMAX(double, double, float)
+#undef __XFER_HOST_MINMAX
+
 #endif // __cplusplus && __CUDACC__ && CUDART_VERSION
 #endif // XFER_TIDY_CUDA_LEGACY_H
