@@ -22,7 +22,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
@@ -89,19 +88,44 @@ bool isHeaderFile(StringRef File) {
       [&](StringRef Header) { return Extension.equals_insensitive(Header); });
 }
 
+/// True if \p Line names `__global__`, `__device__` or `__host__` as a word.
+bool namesCudaQualifier(StringRef Line) {
+  auto IsIdentifierChar = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+  for (StringRef Qualifier : {"__global__", "__device__", "__host__"})
+    for (size_t At = Line.find(Qualifier); At != StringRef::npos;
+         At = Line.find(Qualifier, At + 1)) {
+      size_t End = At + Qualifier.size();
+      if ((At == 0 || !IsIdentifierChar(Line[At - 1])) &&
+          (End == Line.size() || !IsIdentifierChar(Line[End])))
+        return true;
+    }
+  return false;
+}
+
+/// The file `#include "name"` on \p Line names, or "".
+StringRef quotedInclude(StringRef Line) {
+  if (!Line.consume_front("#"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front("include"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front("\""))
+    return "";
+  return Line.take_until([](char C) { return C == '"'; });
+}
+
 /// True if \p File's text uses `__global__`, `__device__` or `__host__`
 /// (kernels or device functions in a header a .cu file includes), or a
 /// header it includes with quotes from its own folder does, \p Depth levels
-/// down.
+/// down. A `#define` of them (for nvcc builds of portable code) does not
+/// count.
 bool usesCudaQualifiers(StringRef File, llvm::vfs::FileSystem &FS,
                         unsigned Depth = 3) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
       FS.getBufferForFile(File);
   if (!Buffer)
     return false;
-  static const llvm::Regex Qualifier("(^|[^A-Za-z0-9_])__(global|device|host)__"
-                                     "($|[^A-Za-z0-9_])");
-  static const llvm::Regex LocalInclude("^#[ \t]*include[ \t]*\"([^\"]+)\"");
   llvm::SmallVector<StringRef, 0> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n');
   llvm::SmallVector<std::string, 4> Included;
@@ -109,15 +133,13 @@ bool usesCudaQualifiers(StringRef File, llvm::vfs::FileSystem &FS,
     Line = Line.ltrim();
     if (Line.starts_with("//") || Line.starts_with("#define"))
       continue;
-    llvm::SmallVector<StringRef, 2> Groups;
-    if (LocalInclude.match(Line, &Groups)) {
+    if (StringRef Name = quotedInclude(Line); !Name.empty()) {
       llvm::SmallString<256> Path(llvm::sys::path::parent_path(File));
-      llvm::sys::path::append(Path, Groups[1]);
+      llvm::sys::path::append(Path, Name);
       Included.push_back(Path.str().str());
-      continue;
-    }
-    if (Qualifier.match(Line))
+    } else if (namesCudaQualifier(Line)) {
       return true;
+    }
   }
   return Depth > 0 && llvm::any_of(Included, [&](const std::string &Header) {
            return usesCudaQualifiers(Header, FS, Depth - 1);
