@@ -1997,6 +1997,33 @@ std::string describeFrequency(const ExecutionFrequency &F,
   return "on every iteration of " + Where;
 }
 
+/// True for a CUDA copy or fill: cudaMemcpy* (to symbols and peers too,
+/// blocking or not), cudaMemset*, cudaMemPrefetchAsync.
+static bool queuesCopyOrFill(const CallExpr &Call) {
+  if (std::optional<CudaApi> Api = identifyCudaCall(&Call))
+    switch (*Api) {
+    case CudaApi::Memcpy:
+    case CudaApi::Memcpy2D:
+    case CudaApi::Memcpy3D:
+    case CudaApi::MemcpyFromSymbol:
+    case CudaApi::MemcpyToSymbol:
+    case CudaApi::MemcpyPeer:
+    case CudaApi::MemcpyAsync:
+    case CudaApi::MemcpyToSymbolAsync:
+    case CudaApi::MemcpyFromSymbolAsync:
+    case CudaApi::Memcpy2DAsync:
+    case CudaApi::Memcpy3DAsync:
+    case CudaApi::MemcpyPeerAsync:
+      return true;
+    default:
+      break;
+    }
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  return Callee && Callee->getIdentifier() &&
+         (Callee->getName().starts_with("cudaMemset") ||
+          Callee->getName() == "cudaMemPrefetchAsync");
+}
+
 bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
                             ASTContext &Ctx, const ProjectFacts *Facts) {
   using Mark = ExecutionOrder::Mark;
@@ -2006,6 +2033,9 @@ bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
       return Mark::Neither;
     if (waitsForDevice(*Call, Ctx))
       return Mark::Found;
+    // Copies and fills are work a wait waits for, though not computation.
+    if (queuesCopyOrFill(*Call))
+      return Mark::Blocked;
     return queuesDeviceWork(Call, Ctx, UnseenFunctions{Facts}) ? Mark::Blocked
                                                                : Mark::Neither;
   });

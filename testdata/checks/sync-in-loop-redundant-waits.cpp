@@ -62,3 +62,26 @@ void workOnSomePath(float *Data, int Steps, bool Extra) {
     // XFER-NOTE: :[[@LINE-13]]:3: note: loop starts here
   }
 }
+
+// Copies are work a wait waits for: the stream waits after the copies
+// queued since the last device-wide wait are findings.
+void waitsForCopies(int *P, int Num, int Steps) {
+  for (int S = 0; S < Steps; ++S) {
+    launchWork(nullptr, Num);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU once per iteration of the loop at line 69, outside its inner loop at line 75: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    cudaStream_t Streams[4];
+    for (int I = 1; I < 4; I++) {
+      cudaStreamCreate(&Streams[I]);
+      cudaMemcpyAsync(P + Num * I, P, Num * sizeof(int),
+                      cudaMemcpyDeviceToDevice, Streams[I]);
+    }
+    for (int I = 1; I < 4; I++) {
+      cudaStreamSynchronize(Streams[I]);
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaStreamSynchronize' synchronizes with the GPU on each of 3 iterations of the loop at line 80: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
+      cudaStreamDestroy(Streams[I]);
+    }
+  }
+}
