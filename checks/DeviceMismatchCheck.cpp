@@ -59,18 +59,6 @@ bool isDiscarded(const Expr *Call, ASTContext &Ctx) {
   return false;
 }
 
-/// cudaMemset and its stream and pitched forms: the first argument is the
-/// device memory to set.
-bool isCudaMemset(const FunctionDecl *FD) {
-  if (!FD || !FD->getIdentifier() || FD->getNumParams() < 1 ||
-      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
-    return false;
-  return llvm::StringSwitch<bool>(FD->getName())
-      .Cases("cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
-             "cudaMemset2DAsync", true)
-      .Default(false);
-}
-
 } // namespace
 
 /// "on the cpu", "on cuda", ... for notes about tensors and modules.

@@ -472,6 +472,30 @@ bool isAsyncCopy(CudaApi Api) {
          Api == CudaApi::MemcpyFromSymbolAsync;
 }
 
+bool isCopy(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::Memcpy:
+  case CudaApi::Memcpy2D:
+  case CudaApi::Memcpy3D:
+  case CudaApi::MemcpyFromSymbol:
+  case CudaApi::MemcpyToSymbol:
+  case CudaApi::MemcpyPeer:
+    return true;
+  default:
+    return isAsyncCopy(Api);
+  }
+}
+
+bool isCudaMemset(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier() || FD->getNumParams() < 1 ||
+      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return false;
+  return llvm::StringSwitch<bool>(FD->getName())
+      .Cases("cudaMemset", "cudaMemsetAsync", "cudaMemset2D",
+             "cudaMemset2DAsync", true)
+      .Default(false);
+}
+
 std::optional<MemcpyDirection> evaluateMemcpyKind(const Expr *KindArg,
                                                   const ASTContext &Ctx) {
   if (!KindArg)

@@ -89,6 +89,14 @@ std::optional<unsigned> memcpyKindArgIndex(CudaApi Api);
 /// True for the asynchronous copy functions (cudaMemcpy*Async).
 bool isAsyncCopy(CudaApi Api);
 
+/// True for every copy function: cudaMemcpy*, blocking or not, to and from
+/// symbols and peers.
+bool isCopy(CudaApi Api);
+
+/// cudaMemset and its stream and pitched forms: the first argument is the
+/// device memory to set.
+bool isCudaMemset(const FunctionDecl *FD);
+
 /// The value of a cudaMemcpyKind argument when it is a constant.
 enum class MemcpyDirection {
 #define XFER_CUDA_MEMCPY_KIND(Enumerator, Name) Enumerator,

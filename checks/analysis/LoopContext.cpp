@@ -2000,28 +2000,10 @@ std::string describeFrequency(const ExecutionFrequency &F,
 /// True for a CUDA copy or fill: cudaMemcpy* (to symbols and peers too,
 /// blocking or not), cudaMemset*, cudaMemPrefetchAsync.
 static bool queuesCopyOrFill(const CallExpr &Call) {
-  if (std::optional<CudaApi> Api = identifyCudaCall(&Call))
-    switch (*Api) {
-    case CudaApi::Memcpy:
-    case CudaApi::Memcpy2D:
-    case CudaApi::Memcpy3D:
-    case CudaApi::MemcpyFromSymbol:
-    case CudaApi::MemcpyToSymbol:
-    case CudaApi::MemcpyPeer:
-    case CudaApi::MemcpyAsync:
-    case CudaApi::MemcpyToSymbolAsync:
-    case CudaApi::MemcpyFromSymbolAsync:
-    case CudaApi::Memcpy2DAsync:
-    case CudaApi::Memcpy3DAsync:
-    case CudaApi::MemcpyPeerAsync:
-      return true;
-    default:
-      break;
-    }
+  if (std::optional<CudaApi> Api = identifyCudaCall(&Call); Api && isCopy(*Api))
+    return true;
   const FunctionDecl *Callee = Call.getDirectCallee();
-  return Callee && Callee->getIdentifier() &&
-         (Callee->getName().starts_with("cudaMemset") ||
-          Callee->getName() == "cudaMemPrefetchAsync");
+  return isCudaMemset(Callee) || isNamed(Callee, "cudaMemPrefetchAsync");
 }
 
 bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
