@@ -3,6 +3,7 @@
 #include "LoopHazardCheck.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/StepFunctions.h"
 #include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
@@ -134,6 +135,37 @@ void LoopHazardCheck::noteReadBacksAfter(const CallExpr *Call,
   }
 }
 
+void LoopHazardCheck::noteElementwiseReadBack(const CallExpr *Call,
+                                              const Hazard &H, const Stmt *Loop,
+                                              ASTContext &Ctx) {
+  // `action[i].item<int>()` in a loop over i: one wait per element where
+  // one copy of the whole before the loop would do.
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (!H.Subject || !For || !isValueReadBack(Call, Analyses->devices()))
+    return;
+  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const ValueDecl *Whole = slicedValue(H.Subject);
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Init || !Whole ||
+      SM.isPointWithin(SM.getExpansionLoc(Whole->getLocation()),
+                       SM.getExpansionLoc(Loop->getBeginLoc()),
+                       SM.getExpansionLoc(Loop->getEndLoc())) ||
+      !isLoopInvariant(Whole, Loop, Ctx))
+    return;
+  const bool IndexedByCounter =
+      containsMatch<DeclRefExpr>(H.Subject, [&](const DeclRefExpr &Ref) {
+        return llvm::is_contained(Init->decls(), Ref.getDecl());
+      });
+  if (!IndexedByCounter)
+    return;
+  diag(Call->getExprLoc(),
+       "each iteration reads one element of '%0': copy it to the host once "
+       "before the loop ('%0.cpu()') and read the elements there, one wait "
+       "instead of one per element",
+       DiagnosticIDs::Note)
+      << Whole->getName();
+}
+
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Analyses)
@@ -220,10 +252,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const EnclosingLoop &Loop = Frequency.Loops.front();
   diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
       << Loop.Kind;
-  if (Path)
+  if (Path) {
     noteCallChain(*Path);
-  else
+  } else {
     noteReadBacksAfter(Call, Ctx);
+    noteElementwiseReadBack(Call, *H, Loop.Loop, Ctx);
+  }
   if (DecidesExit)
     diag(Call->getExprLoc(),
          "the value decides whether the loop goes on: checking it every N "

@@ -64,6 +64,10 @@ private:
   bool followsBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
   /// Notes on the read-backs that follow \p Call in its iteration.
   void noteReadBacksAfter(const CallExpr *Call, ASTContext &Ctx);
+  /// A note on a value read of one element per iteration of a counting
+  /// loop, of a tensor the loop does not change.
+  void noteElementwiseReadBack(const CallExpr *Call, const Hazard &H,
+                               const Stmt *Loop, ASTContext &Ctx);
   /// True if \p S runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
   bool runsAHandfulOfTimesOnce(const Stmt *S,

@@ -134,6 +134,10 @@ private:
 
   std::optional<PlacementFact> evaluate(const Expr *E, ValueKind Kind);
   std::optional<PlacementFact> evaluateTensor(const Expr *E);
+  /// A structured binding's part of the tuple, pair or struct it
+  /// decomposes, read at \p Use.
+  std::optional<PlacementFact> evaluateBinding(const BindingDecl *Binding,
+                                               const DeclRefExpr *Use);
   /// True if \p Call's tensor operands are on both the host and a device
   /// (0-dim host tensors aside): it throws, and its result has no placement.
   /// \p Evaluated, when given, is an operand the caller has evaluated to

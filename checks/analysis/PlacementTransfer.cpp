@@ -270,6 +270,23 @@ std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
 }
 
 std::optional<PlacementFact>
+DeviceInference::evaluateBinding(const BindingDecl *Binding,
+                                 const DeclRefExpr *Use) {
+  // Every part of a tuple or pair of tensors lives where the whole does
+  // (the rule of std::get). The whole is read at the use: its hidden
+  // variable's definition is the declaration the binding is part of.
+  const auto *Whole = dyn_cast_or_null<VarDecl>(Binding->getDecomposedDecl());
+  if (Whole && isTensorLikeType(Whole->getType()))
+    return resolveVariable(Whole, Use, ValueKind::Tensor);
+  // A struct's field: what user code stores in it.
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(
+          Binding->getBinding() ? Binding->getBinding()->IgnoreImplicit()
+                                : nullptr))
+    return evaluateTensor(Member);
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
 DeviceInference::evaluateTensor(const Expr *Original) {
   const Expr *E = stripValueWrappers(Original);
   if (!E)
@@ -278,6 +295,10 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
       return resolveVariable(Var, Ref, ValueKind::Tensor);
+    // auto [values, indices] = t.max(1): a name bound to a part of a tuple
+    // or pair of tensors, which lives where the whole does.
+    if (const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl()))
+      return evaluateBinding(Binding, Ref);
     return PlacementFact{};
   }
 
@@ -293,6 +314,21 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     }
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
       return fieldPlacement(Field, ValueKind::Tensor);
+    return PlacementFact{};
+  }
+
+  // A tuple or pair built from tensors (`return {values, indices};`) is
+  // where its first tensor of known placement is, as std::make_tuple's.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() > 1 &&
+      isTensorLikeType(Construct->getType())) {
+    for (const Expr *Part : Construct->arguments()) {
+      if (!isTensorType(Part->getType()))
+        continue;
+      std::optional<PlacementFact> Where = evaluateTensor(Part);
+      if (Where && Where->Where != Placement::Unknown)
+        return Where;
+    }
     return PlacementFact{};
   }
 

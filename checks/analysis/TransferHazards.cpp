@@ -3,11 +3,112 @@
 #include "analysis/TransferHazards.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "cost/CostModel.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
 namespace {
+
+/// The expression a use of a variable feeds, looking through implicit
+/// conversions and temporaries.
+const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child) {
+  const Stmt *Current = Use;
+  for (const Stmt *P = parentStmt(Use, Ctx); P;
+       Current = P, P = parentStmt(P, Ctx)) {
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr,
+            CXXBindTemporaryExpr, CXXConstructExpr>(P))
+      continue;
+    *Child = Current;
+    return P;
+  }
+  *Child = Current;
+  return nullptr;
+}
+
+bool isPointerToConst(QualType T) {
+  return T->isPointerType() && T->getPointeeType().isConstQualified();
+}
+
+/// True if the address \p AddressOf is an argument for a pointer-to-const
+/// parameter (the source of a cudaMemcpy): the callee only reads through it.
+bool passedAsPointerToConst(const UnaryOperator *AddressOf, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const auto *Call =
+      dyn_cast_or_null<CallExpr>(consumerOf(AddressOf, Ctx, &Child));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return false;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+       ++I)
+    if (Call->getArg(I)->IgnoreParenImpCasts() ==
+        cast<Expr>(Child)->IgnoreParenImpCasts())
+      return isPointerToConst(Callee->getParamDecl(I)->getType());
+  return false;
+}
+
+/// True if the element \p Element names may be written: anything but a
+/// read of its value or its address handed to a pointer-to-const parameter
+/// (the source of a cudaMemcpy).
+bool mayWriteElement(const ArraySubscriptExpr *Element, ASTContext &Ctx) {
+  const Stmt *Parent = parentStmt(Element, Ctx);
+  while (const auto *Paren = dyn_cast_or_null<ParenExpr>(Parent))
+    Parent = parentStmt(Paren, Ctx);
+  if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent))
+    return Cast->getCastKind() != CK_LValueToRValue;
+  if (const auto *AddressOf = dyn_cast_or_null<UnaryOperator>(Parent);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    return !passedAsPointerToConst(AddressOf, Ctx);
+  return true;
+}
+
+/// True if \p Use of a tensor or pointer variable may change what the
+/// variable holds (or, for a pointer, what it points to).
+bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
+  const Stmt *Child = nullptr;
+  const Stmt *Consumer = consumerOf(Use, Ctx, &Child);
+  if (!Consumer)
+    return false;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(Consumer))
+    return Assign->isAssignmentOp() && Assign->getLHS() == Child;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
+    return Op->isAssignmentOp() && Op->getNumArgs() && Op->getArg(0) == Child;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer);
+      Unary && Unary->getOpcode() == UO_AddrOf)
+    return !passedAsPointerToConst(Unary, Ctx);
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer))
+    return Unary->isIncrementDecrementOp() ||
+           (Unary->getOpcode() == UO_Deref &&
+            !Use->getType()->getPointeeType().isConstQualified());
+  if (const auto *Element = dyn_cast<ArraySubscriptExpr>(Consumer))
+    return !Use->getType()->getPointeeType().isConstQualified() &&
+           mayWriteElement(Element, Ctx);
+  if (const auto *Member = dyn_cast<MemberExpr>(Consumer)) {
+    // In-place tensor operations end in '_' (add_, copy_, zero_).
+    const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
+    return Method && Method->getIdentifier() &&
+           (Method->getName().ends_with("_") || !Method->isConst());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(Consumer)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return true;
+    for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+         ++I) {
+      if (Call->getArg(I)->IgnoreParenImpCasts() !=
+          cast<Expr>(Child)->IgnoreParenImpCasts())
+        continue;
+      QualType Param = Callee->getParamDecl(I)->getType();
+      if (Param->isPointerType())
+        return !isPointerToConst(Param);
+      if (Param->isReferenceType())
+        return !Param.getNonReferenceType().isConstQualified();
+      return false; // by value
+    }
+    return false;
+  }
+  return false;
+}
 
 std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
                                     DeviceInference &Devices) {
@@ -282,14 +383,15 @@ const VarDecl *slicedBuffer(const Expr *Subject) {
              : nullptr;
 }
 
-const VarDecl *slicedVariable(const Expr *Subject) {
+const ValueDecl *slicedValue(const Expr *Subject) {
   bool ThroughView = false;
   const Expr *E = Subject;
   while (E) {
     E = ignoreCopiesAndConversions(E);
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return ThroughView && isTensorType(Ref->getType())
-                 ? dyn_cast<VarDecl>(Ref->getDecl())
+      return ThroughView && isTensorType(Ref->getType()) &&
+                     isa<VarDecl, BindingDecl>(Ref->getDecl())
+                 ? Ref->getDecl()
                  : nullptr;
     const auto *Call = dyn_cast<CallExpr>(E);
     const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
@@ -314,6 +416,19 @@ const VarDecl *slicedVariable(const Expr *Subject) {
     ThroughView = true;
   }
   return nullptr;
+}
+
+const VarDecl *slicedVariable(const Expr *Subject) {
+  return dyn_cast_or_null<VarDecl>(slicedValue(Subject));
+}
+
+bool isLoopInvariant(const ValueDecl *Var, const Stmt *Loop, ASTContext &Ctx) {
+  QualType Type = Var->getType();
+  if (Type.isConstQualified() && !Type->isReferenceType())
+    return true;
+  return !containsMatch<DeclRefExpr>(Loop, [&](const DeclRefExpr &Ref) {
+    return Ref.getDecl() == Var && mayWriteThrough(&Ref, Ctx);
+  });
 }
 
 } // namespace clang::tidy::xfer

@@ -74,6 +74,14 @@ const VarDecl *slicedBuffer(const Expr *Subject);
 /// view operations; null when \p Subject is not such a view.
 const VarDecl *slicedVariable(const Expr *Subject);
 
+/// slicedVariable, or the structured binding \p Subject is a view of.
+const ValueDecl *slicedValue(const Expr *Subject);
+
+/// True if nothing in \p Loop may change what \p Var holds (or, for a
+/// pointer, what it points to): no assignment, in-place operation, write
+/// through it, or non-const reference or pointer to it handed to a call.
+bool isLoopInvariant(const ValueDecl *Var, const Stmt *Loop, ASTContext &Ctx);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H

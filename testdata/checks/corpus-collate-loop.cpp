@@ -46,6 +46,7 @@ std::string decode(const torch::Tensor &Indices, int Length) {
     Text.push_back(static_cast<char>(Indices[I].item<int>()));
   // XFER-WARNING: :[[@LINE-1]]:49: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 45: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+  // XFER-NOTE: :[[@LINE-3]]:49: note: each iteration reads one element of 'Indices': copy it to the host once before the loop ('Indices.cpu()') and read the elements there, one wait instead of one per element
   return Text;
 }
 
@@ -53,10 +54,10 @@ void recognise(std::vector<torch::Tensor> &Crops, std::vector<std::string> &Out)
   for (auto &Crop : Crops) {
     auto Scores = Crop.to(torch::kCUDA).mul(Crop.to(torch::kCUDA));
     (void)Scores.mean().item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:25: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 54: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     Out.push_back(decode(Scores.view({-1}), 8));
-    // XFER-WARNING: :[[@LINE-1]]:19: warning: 'decode()' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:19: warning: 'decode()' synchronizes with the GPU on every iteration of the loop at line 54: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
     // XFER-NOTE: :46:49: note: 'item<int>()' synchronizes with the GPU here
   }
@@ -77,7 +78,7 @@ void sameShapes(const std::vector<torch::Tensor> &Images, torch::Device Gpu,
     }
     auto Out = Images[I].to(Gpu).mean();
     (void)Out.sum().item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 69: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 70: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-12]]:3: note: loop starts here
   }
 }

@@ -167,3 +167,58 @@ void assignedElements(size_t Trials) {
     (void)OnHost.sum().item<float>();
   }
 }
+
+// Names bound to the parts of a tuple or pair of tensors (`auto [v, i] =`)
+// are where the whole is: the tuple a LibTorch operation or a function of
+// this file returns lives where its tensors were made.
+static std::tuple<torch::Tensor, torch::Tensor>
+sampleActions(const torch::Tensor &Logits) {
+  return {Logits * 2.0, Logits};
+}
+struct Rollout {
+  torch::Tensor Actions;
+  int Steps;
+};
+void boundParts(int Envs, int Steps) {
+  auto Observations = torch::zeros({Envs, 4}, Gpu);
+  for (int S = 0; S < Steps; ++S) {
+    auto [Best, Where] = Observations.max(1);
+    (void)Best.item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 184: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    Observations.zero_();
+  }
+  std::vector<int> Chosen(Envs);
+  for (int S = 0; S < Steps; ++S) {
+    auto [Actions, Logits] = sampleActions(Observations);
+    // One element per environment: the note says to copy the whole once.
+    for (int E = 0; E < Envs; ++E)
+      Chosen[E] = Actions[E].item<int>();
+      // XFER-WARNING: :[[@LINE-1]]:30: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 195: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
+      // XFER-NOTE: :[[@LINE-3]]:30: note: each iteration reads one element of 'Actions': copy it to the host once before the loop ('Actions.cpu()') and read the elements there, one wait instead of one per element
+    // The same element on every iteration, or a tensor the loop changes:
+    // no copy before the loop replaces the reads.
+    for (int E = 0; E < Envs; ++E)
+      Chosen[E] += Logits[0].item<int>();
+      // XFER-WARNING: :[[@LINE-1]]:30: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 202: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
+    for (int E = 0; E < Envs; ++E) {
+      Chosen[E] -= Logits[E].item<int>();
+      // XFER-WARNING: :[[@LINE-1]]:30: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 206: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
+      Logits.zero_();
+    }
+  }
+  // Parts of a tuple made on the host, and of a struct nothing stores a
+  // device tensor into, are on the host: reading them waits for nothing.
+  auto OnHost = torch::zeros({Envs, 4});
+  Rollout Last{torch::zeros({Envs}), 0};
+  for (int S = 0; S < Steps; ++S) {
+    auto [Best, Where] = OnHost.max(1);
+    (void)Best.item<float>();
+    auto [Actions, Count] = Last;
+    (void)Actions.item<float>();
+    OnHost.zero_();
+  }
+}

@@ -12,6 +12,7 @@ void keypointCoordinates(torch::Tensor Xs, torch::Tensor Ys, int N) {
     int Col = X[I].item<int>();
     // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 11: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-3]]:20: note: each iteration reads one element of 'X': copy it to the host once before the loop ('X.cpu()') and read the elements there, one wait instead of one per element
     int Row = Y[I].item<int>();
     // XFER-NOTE: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     std::cout << Col << Row << X[I].item<float>() << "\n";
@@ -26,11 +27,11 @@ void lossAndAccuracy(torch::nn::Linear Model, torch::Tensor Input, int N) {
   for (int I = 0; I < N; ++I) {
     auto Out = Model->forward(X);
     float Loss = Out.mean().item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     auto Again = Model->forward(X);
     float Max = Again.sum().item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 26: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 27: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
     (void)Loss;
     (void)Max;
@@ -43,10 +44,10 @@ void copiesThenValue(torch::Tensor Input, int N) {
   auto X = Input.to(torch::kCUDA);
   for (int I = 0; I < N; ++I) {
     auto A = X.cpu();
-    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 45: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     auto B = X.cpu();
-    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 44: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 45: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     float V = X[0].item<float>();
     // XFER-NOTE: :[[@LINE-1]]:20: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
@@ -64,11 +65,13 @@ void readInCondition(torch::Tensor Flags, torch::Tensor Xs, int N) {
   for (int I = 0; I < N; ++I) {
     if (F[I].item<int>() == 0)
       continue;
-    // XFER-WARNING: :[[@LINE-2]]:14: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-2]]:14: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-4]]:14: note: each iteration reads one element of 'F': copy it to the host once before the loop ('F.cpu()') and read the elements there, one wait instead of one per element
     float A = X[I].item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 64: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:20: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-3]]:20: note: each iteration reads one element of 'X': copy it to the host once before the loop ('X.cpu()') and read the elements there, one wait instead of one per element
     float B = X[I + 1].item<float>();
     // XFER-NOTE: :[[@LINE-1]]:24: note: the same iteration reads back here too, with no GPU work in between: copy these values together in one transfer
     std::cout << A + B << "\n";
