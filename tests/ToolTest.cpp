@@ -2609,3 +2609,56 @@ void train(torch::Device D, int Steps) {
 }
 
 } // namespace
+
+// A missing third-party header no longer invalidates the classes and loops
+// that only mention its names: they are declared as a stand-in, and the
+// loop's hazard is found.
+TEST_F(ToolTest, NamesOfAMissingHeaderDoNotHideTheLoop) {
+  std::string File = write("train.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+#include "cxxopts.hpp"
+
+struct SettingsBase {
+  cxxopts::ParseResult Result;
+  SDL_Window *Window = nullptr;
+};
+struct Settings : SettingsBase {};
+std::vector<torch::Tensor> makeBatches(const SettingsBase &S);
+
+void train(const Settings &Opts) {
+  auto Batches = makeBatches(Opts);
+  for (auto &Batch : Batches) {
+    auto Loss = Batch.to(torch::kCUDA).sum();
+    (void)Loss.item<float>();
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {File, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("compiler errors; findings may be incomplete (first: "
+                       "3:10: 'cxxopts.hpp' file not found)"))
+      << R.Err;
+  EXPECT_NE(std::string::npos,
+            warningText(R.Out).find(
+                File + ":16:16: warning: 'item<float>()' synchronizes with "
+                       "the GPU on every iteration of the loop at line 14: "
+                       "the host waits for all queued device work, so CPU "
+                       "and GPU stop overlapping [xfer-sync-in-loop]\n"))
+      << R.Out;
+  // The header's names are not errors of their own.
+  EXPECT_EQ(std::string::npos, R.Out.find("undeclared identifier")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("unknown type name")) << R.Out;
+}
+
+// Without a missing header an unknown name is the program's own error.
+TEST_F(ToolTest, UnknownNamesWithoutAMissingHeaderStayErrors) {
+  std::string File =
+      write("typo.cpp", "int main() { return undeclaredName; }\n");
+  RunOutcome R = run(Tool, {File, "--"});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Err.find("(first: 1:21: use of undeclared identifier "
+                       "'undeclaredName')"))
+      << R.Err;
+}

@@ -5,6 +5,7 @@
 #include "CudaCompilation.h"
 #include "CudaLaunchSpelling.h"
 #include "Findings.h"
+#include "MissingDeclarations.h"
 #include "PreambleCache.h"
 #include "ResultCache.h"
 #include "analysis/ProjectFacts.h"
@@ -105,9 +106,12 @@ public:
                                                  StringRef File) override {
     std::unique_ptr<ASTConsumer> Consumer =
         Factory.createASTConsumer(Compiler, File);
-    if (!SkipBodies)
-      return Consumer;
-    return std::make_unique<BodySkippingConsumer>(std::move(Consumer));
+    if (SkipBodies)
+      Consumer = std::make_unique<BodySkippingConsumer>(std::move(Consumer));
+    std::vector<std::unique_ptr<ASTConsumer>> Consumers;
+    Consumers.push_back(::xfer::installMissingDeclarations(Compiler));
+    Consumers.push_back(std::move(Consumer));
+    return std::make_unique<MultiplexConsumer>(std::move(Consumers));
   }
 
 protected:
@@ -173,6 +177,10 @@ public:
     Invocation->getDiagnosticOpts().ShowCarets = false;
     // Errors from a missing header cascade; none may end the analysis.
     Invocation->getDiagnosticOpts().ErrorLimit = 0;
+    // The stand-in type for what missing headers declare (see
+    // MissingDeclarations.h).
+    Invocation->getPreprocessorOpts().Includes.push_back(
+        ::xfer::missingDeclarationsHeaderPath().str());
     // The parser consults the consumer per function only when skipping is
     // on; BodySkippingConsumer then keeps every body of user host code.
     if (SkipBodies)
@@ -424,13 +432,14 @@ RunResult runFile(const tooling::CompilationDatabase &Database,
   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> FS(
       new llvm::vfs::OverlayFileSystem(createLaunchSpellingFileSystem(
           llvm::vfs::createPhysicalFileSystem())));
-  if (!FileOptions.VirtualFiles.empty()) {
-    IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(
-        new llvm::vfs::InMemoryFileSystem);
-    for (const auto &[Path, Contents] : FileOptions.VirtualFiles)
-      Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBufferCopy(Contents));
-    FS->pushOverlay(Memory);
-  }
+  IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> Memory(
+      new llvm::vfs::InMemoryFileSystem);
+  for (const auto &[Path, Contents] : FileOptions.VirtualFiles)
+    Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBufferCopy(Contents));
+  Memory->addFile(::xfer::missingDeclarationsHeaderPath(), 0,
+                  llvm::MemoryBuffer::getMemBuffer(
+                      ::xfer::missingDeclarationsHeaderText()));
+  FS->pushOverlay(Memory);
   std::string AbsoluteFile = File;
   if (llvm::Expected<std::string> Absolute =
           tooling::getAbsolutePath(*FS, File))

@@ -1205,6 +1205,22 @@ bool isTestPassAfterTraining(const Stmt *Loop, const FunctionDecl *Function,
   return TrainsBefore;
 }
 
+/// True if \p Loop stores into the rows of a tensor declared before it
+/// (`obs[step] = next_obs`, `rewards.index({step, i}) = r`): it collects
+/// what a training step after it reads, as a reinforcement-learning rollout
+/// does, rather than evaluating.
+bool fillsTensorBuffer(const Stmt *Loop, const SourceManager &SM) {
+  SourceLocation Begin = SM.getExpansionLoc(Loop->getBeginLoc());
+  return containsMatch<CXXOperatorCallExpr>(
+      Loop, [&](const CXXOperatorCallExpr &Op) {
+        if (Op.getOperator() != OO_Equal || Op.getNumArgs() != 2)
+          return false;
+        const VarDecl *Buffer = slicedVariable(Op.getArg(0));
+        return Buffer && SM.isBeforeInTranslationUnit(
+                             SM.getExpansionLoc(Buffer->getLocation()), Begin);
+      });
+}
+
 } // namespace
 
 bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
@@ -1224,7 +1240,7 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   if (!Outer)
     return false;
   llvm::DenseSet<const FunctionDecl *> Visited;
-  if (takesTrainingStep(Loop, SM, Visited))
+  if (takesTrainingStep(Loop, SM, Visited) || fillsTensorBuffer(Loop, SM))
     return false;
   // An evaluation helper of a training program: it switches a module to
   // evaluation mode (`model->eval()`) before the loop, and the program

@@ -93,3 +93,28 @@ double evaluate(torch::nn::Linear &Model, std::vector<torch::Tensor> &Batches) {
   Model->train();
   return Sum;
 }
+
+// A reinforcement-learning rollout beside the update fills the buffers the
+// update trains on: it runs on every iteration, like the update, and its
+// read-backs are hazards. An evaluation pass stores into no such buffer.
+void rolloutThenUpdate(torch::nn::Linear &Policy, torch::optim::Optimizer &Opt,
+                       int Iterations, int Steps) {
+  Policy->to(Gpu);
+  auto Observations = torch::zeros({Steps, 4}, Gpu);
+  auto Rewards = torch::zeros({Steps}, Gpu);
+  auto Next = torch::zeros({4}, Gpu);
+  for (int Iteration = 0; Iteration < Iterations; ++Iteration) {
+    for (int Step = 0; Step < Steps; ++Step) {
+      torch::NoGradGuard NoGrad;
+      Observations[Step] = Next;
+      int Action = Policy(Next).sum().item<int>();
+      // XFER-WARNING: :[[@LINE-1]]:39: warning: 'item<int>()' synchronizes with the GPU on every iteration of the loop at line 107: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :[[@LINE-5]]:5: note: loop starts here
+      Rewards[Step] = Next.sum() * static_cast<double>(Action);
+    }
+    auto Loss = Policy(Observations).mean() + Rewards.mean();
+    Opt.zero_grad();
+    Loss.backward();
+    Opt.step();
+  }
+}

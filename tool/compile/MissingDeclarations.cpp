@@ -1,0 +1,316 @@
+//===--- MissingDeclarations.cpp - names a missing header would declare ---===//
+
+#include "MissingDeclarations.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/ExternalSemaSource.h"
+#include "clang/Sema/Lookup.h"
+#include "clang/Sema/Sema.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace xfer {
+using namespace clang;
+
+llvm::StringRef missingDeclarationsHeaderPath() {
+  return "/xfer-tidy-builtin/xfer_tidy_missing_declarations.h";
+}
+
+llvm::StringRef missingDeclarationsHeaderText() {
+  // Conversions and operators are templates so that the stand-in is an
+  // exact match only where no real overload applies.
+  return R"cpp(// Stand-in for names declared by headers that were not found.
+#pragma clang system_header
+struct __xfer_unknown {
+  __xfer_unknown();
+  template <class... A> explicit __xfer_unknown(A &&...);
+  template <class T> operator T &() const;
+  explicit operator bool() const;
+  template <class... A> __xfer_unknown &operator()(A &&...) const;
+  template <class A> __xfer_unknown &operator[](A &&) const;
+  __xfer_unknown *operator->() const;
+  __xfer_unknown &operator*() const;
+  __xfer_unknown &operator++() const;
+  __xfer_unknown &operator--() const;
+  __xfer_unknown &operator++(int) const;
+  __xfer_unknown &operator--(int) const;
+  __xfer_unknown &operator-() const;
+  __xfer_unknown &operator!() const;
+  __xfer_unknown &operator~() const;
+  template <class A> __xfer_unknown &operator=(A &&) const;
+};
+// The other operand is taken as it is (a stream stays a stream, so output
+// chains on), and is never the stand-in itself, so that no two overloads
+// tie.
+template <class T> struct __xfer_not_unknown { typedef int type; };
+template <> struct __xfer_not_unknown<__xfer_unknown> {};
+template <> struct __xfer_not_unknown<__xfer_unknown &> {};
+template <> struct __xfer_not_unknown<const __xfer_unknown &> {};
+template <> struct __xfer_not_unknown<const __xfer_unknown> {};
+#define XFER_UNKNOWN_BINARY(OP, LEFT_RESULT)                                  \
+  template <class B, class = typename __xfer_not_unknown<B>::type>           \
+  __xfer_unknown &operator OP(const __xfer_unknown &, B &&);                 \
+  template <class A, class = typename __xfer_not_unknown<A>::type>           \
+  LEFT_RESULT operator OP(A &&, const __xfer_unknown &);                     \
+  __xfer_unknown &operator OP(const __xfer_unknown &, const __xfer_unknown &);
+XFER_UNKNOWN_BINARY(<<, A &&) XFER_UNKNOWN_BINARY(>>, A &&)
+XFER_UNKNOWN_BINARY(+, __xfer_unknown &) XFER_UNKNOWN_BINARY(-, __xfer_unknown &)
+XFER_UNKNOWN_BINARY(*, __xfer_unknown &) XFER_UNKNOWN_BINARY(/, __xfer_unknown &)
+XFER_UNKNOWN_BINARY(%, __xfer_unknown &) XFER_UNKNOWN_BINARY(&, __xfer_unknown &)
+XFER_UNKNOWN_BINARY(|, __xfer_unknown &) XFER_UNKNOWN_BINARY(^, __xfer_unknown &)
+XFER_UNKNOWN_BINARY(<, bool) XFER_UNKNOWN_BINARY(>, bool)
+XFER_UNKNOWN_BINARY(<=, bool) XFER_UNKNOWN_BINARY(>=, bool)
+XFER_UNKNOWN_BINARY(==, bool) XFER_UNKNOWN_BINARY(!=, bool)
+XFER_UNKNOWN_BINARY(+=, A &&) XFER_UNKNOWN_BINARY(-=, A &&)
+XFER_UNKNOWN_BINARY(*=, A &&) XFER_UNKNOWN_BINARY(/=, A &&)
+XFER_UNKNOWN_BINARY(|=, A &&) XFER_UNKNOWN_BINARY(&=, A &&)
+#undef XFER_UNKNOWN_BINARY
+)cpp";
+}
+
+namespace {
+
+/// What a missing name is taken to be, from the token after it.
+enum class Role { None, Namespace, Type, Variable };
+
+bool isIdentifierChar(char C) { return llvm::isAlnum(C) || C == '_'; }
+
+/// The role of a name whose spelling ends before \p Rest.
+Role roleBefore(llvm::StringRef Rest) {
+  Rest = Rest.ltrim(" \t\r\n");
+  if (Rest.starts_with("::"))
+    return Role::Namespace;
+  if (Rest.empty())
+    return Role::Variable;
+  // A template is not declared: its arguments would not parse either way.
+  if (Rest.front() == '<')
+    return Role::None;
+  // T(args) constructs a stand-in, so a call parses as well as a type; a
+  // name, a pointer or a reference after it declares something of it.
+  if (Rest.front() == '(' || isIdentifierChar(Rest.front()) ||
+      Rest.starts_with("* ") || Rest.starts_with("*") || Rest.front() == '&')
+    return Role::Type;
+  return Role::Variable;
+}
+
+/// State shared by the preprocessor's callbacks and Sema's source.
+struct RecoveryState {
+  bool IncludeMissing = false;
+  /// The user files entered so far, scanned for members of namespaces
+  /// declared here.
+  std::vector<FileID> UserFiles;
+  std::function<void(FileID)> OnUserFile;
+};
+
+class MissingIncludeWatcher : public PPCallbacks {
+public:
+  MissingIncludeWatcher(std::shared_ptr<RecoveryState> State,
+                        const SourceManager &SM)
+      : State(std::move(State)), SM(SM) {}
+
+  void InclusionDirective(SourceLocation, const Token &, StringRef, bool,
+                          CharSourceRange, OptionalFileEntryRef File, StringRef,
+                          StringRef, const Module *, bool,
+                          SrcMgr::CharacteristicKind) override {
+    if (!File)
+      State->IncludeMissing = true;
+  }
+
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason,
+                   SrcMgr::CharacteristicKind FileType, FileID) override {
+    if (Reason != EnterFile || FileType != SrcMgr::C_User || Loc.isInvalid())
+      return;
+    FileID Entered = SM.getFileID(Loc);
+    if (Entered.isInvalid() || !SM.getFileEntryRefForID(Entered))
+      return;
+    State->UserFiles.push_back(Entered);
+    if (State->OnUserFile)
+      State->OnUserFile(Entered);
+  }
+
+private:
+  std::shared_ptr<RecoveryState> State;
+  const SourceManager &SM;
+};
+
+class MissingDeclarationSource : public ExternalSemaSource {
+public:
+  explicit MissingDeclarationSource(std::shared_ptr<RecoveryState> State)
+      : State(std::move(State)) {}
+
+  void InitializeSema(Sema &S) override {
+    Actions = &S;
+    State->OnUserFile = [this](FileID File) {
+      // Declaring a member may add a nested namespace to the list.
+      for (size_t I = 0; I < Namespaces.size(); ++I) {
+        std::string Path = Namespaces[I].first;
+        declareMembersUsedIn(File, Path, Namespaces[I].second);
+      }
+    };
+  }
+  void ForgetSema() override {
+    Actions = nullptr;
+    State->OnUserFile = nullptr;
+  }
+
+  bool LookupUnqualified(LookupResult &R, Scope *) override {
+    if (!Actions || !State->IncludeMissing || R.isForRedeclaration())
+      return false;
+    Sema::LookupNameKind Kind = R.getLookupKind();
+    if (Kind != Sema::LookupOrdinaryName &&
+        Kind != Sema::LookupNestedNameSpecifierName)
+      return false;
+    IdentifierInfo *Name = R.getLookupName().getAsIdentifierInfo();
+    SourceLocation Loc = R.getNameLoc();
+    const SourceManager &SM = Actions->getSourceManager();
+    // Names in templates may be found at instantiation (ADL); names in
+    // macros and system headers are not the user's.
+    if (!Name || Loc.isInvalid() || Loc.isMacroID() ||
+        SM.isInSystemHeader(Loc) || Actions->CurContext->isDependentContext())
+      return false;
+    Role Wanted = Kind == Sema::LookupNestedNameSpecifierName
+                      ? Role::Namespace
+                      : roleBefore(textAfterToken(Loc));
+    NamedDecl *Declared =
+        declare(Actions->getASTContext().getTranslationUnitDecl(), Name, Wanted,
+                Loc, Name->getName());
+    if (!Declared)
+      return false;
+    R.addDecl(Declared);
+    R.resolveKind();
+    return true;
+  }
+
+private:
+  QualType standIn() {
+    if (!StandIn.isNull())
+      return StandIn;
+    ASTContext &Ctx = Actions->getASTContext();
+    for (NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(
+             &Ctx.Idents.get("__xfer_unknown")))
+      if (const auto *Class = dyn_cast<CXXRecordDecl>(D);
+          Class && Class->hasDefinition())
+        StandIn = Ctx.getRecordType(Class);
+    return StandIn;
+  }
+
+  llvm::StringRef textAfterToken(SourceLocation Loc) {
+    const SourceManager &SM = Actions->getSourceManager();
+    SourceLocation End =
+        Lexer::getLocForEndOfToken(Loc, 0, SM, Actions->getLangOpts());
+    if (End.isInvalid())
+      return {};
+    bool Invalid = false;
+    const char *Start = SM.getCharacterData(End, &Invalid);
+    if (Invalid || !Start)
+      return {};
+    llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(End), &Invalid);
+    if (Invalid)
+      return {};
+    return Buffer.substr(Start - Buffer.data(), 64);
+  }
+
+  NamedDecl *declare(DeclContext *Where, IdentifierInfo *Name, Role Wanted,
+                     SourceLocation Loc, llvm::StringRef QualifiedName) {
+    if (Wanted == Role::None || standIn().isNull())
+      return nullptr;
+    ASTContext &Ctx = Actions->getASTContext();
+    NamedDecl *Declared = nullptr;
+    switch (Wanted) {
+    case Role::Namespace: {
+      auto *Namespace = NamespaceDecl::Create(Ctx, Where, /*Inline=*/false, Loc,
+                                              Loc, Name, nullptr,
+                                              /*Nested=*/false);
+      Declared = Namespace;
+      break;
+    }
+    case Role::Type:
+      Declared = TypedefDecl::Create(Ctx, Where, Loc, Loc, Name,
+                                     Ctx.getTrivialTypeSourceInfo(standIn()));
+      break;
+    case Role::Variable:
+      Declared =
+          VarDecl::Create(Ctx, Where, Loc, Loc, Name, standIn(),
+                          Ctx.getTrivialTypeSourceInfo(standIn()), SC_Extern);
+      break;
+    case Role::None:
+      return nullptr;
+    }
+    Declared->setImplicit();
+    if (Where->isTranslationUnit())
+      Actions->PushOnScopeChains(Declared, Actions->TUScope);
+    else
+      Where->addDecl(Declared);
+    if (auto *Namespace = dyn_cast<NamespaceDecl>(Declared)) {
+      Namespaces.push_back({QualifiedName.str(), Namespace});
+      for (FileID File : State->UserFiles)
+        declareMembersUsedIn(File, QualifiedName, Namespace);
+    }
+    return Declared;
+  }
+
+  /// Declares the members of \p Namespace that \p File uses as
+  /// `Path::member`, each in the role its first use suggests.
+  void declareMembersUsedIn(FileID File, llvm::StringRef Path,
+                            NamespaceDecl *Namespace) {
+    const SourceManager &SM = Actions->getSourceManager();
+    bool Invalid = false;
+    llvm::StringRef Text = SM.getBufferData(File, &Invalid);
+    if (Invalid)
+      return;
+    std::string Prefix = (Path + "::").str();
+    ASTContext &Ctx = Actions->getASTContext();
+    for (size_t At = Text.find(Prefix); At != llvm::StringRef::npos;
+         At = Text.find(Prefix, At + 1)) {
+      if (At > 0 && (isIdentifierChar(Text[At - 1]) || Text[At - 1] == ':'))
+        continue;
+      size_t Begin = At + Prefix.size();
+      size_t End = Begin;
+      while (End < Text.size() && isIdentifierChar(Text[End]))
+        ++End;
+      if (End == Begin || llvm::isDigit(Text[Begin]))
+        continue;
+      llvm::StringRef Member = Text.slice(Begin, End);
+      IdentifierInfo *Name = &Ctx.Idents.get(Member);
+      if (!Namespace->lookup(Name).empty())
+        continue;
+      declare(Namespace, Name, roleBefore(Text.substr(End, 64)),
+              SM.getLocForStartOfFile(File).getLocWithOffset(Begin),
+              (Path + "::" + Member).str());
+    }
+  }
+
+  std::shared_ptr<RecoveryState> State;
+  Sema *Actions = nullptr;
+  QualType StandIn;
+  std::vector<std::pair<std::string, NamespaceDecl *>> Namespaces;
+};
+
+/// Hands the source to Sema when the parse starts.
+class SourceInstaller : public SemaConsumer {
+public:
+  explicit SourceInstaller(std::shared_ptr<RecoveryState> State)
+      : State(std::move(State)) {}
+  void InitializeSema(Sema &S) override {
+    auto *Source = new MissingDeclarationSource(State);
+    Source->InitializeSema(S);
+    S.addExternalSource(Source);
+  }
+
+private:
+  std::shared_ptr<RecoveryState> State;
+};
+
+} // namespace
+
+std::unique_ptr<SemaConsumer> installMissingDeclarations(CompilerInstance &CI) {
+  auto State = std::make_shared<RecoveryState>();
+  CI.getPreprocessor().addPPCallbacks(
+      std::make_unique<MissingIncludeWatcher>(State, CI.getSourceManager()));
+  return std::make_unique<SourceInstaller>(std::move(State));
+}
+
+} // namespace xfer
