@@ -362,6 +362,13 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       (Frequency.Guard == GuardKind::Once ||
        !runsEveryStep(enclosingFunction(Call, Ctx), Devices, Facts.get(), Ctx)))
     return;
+  // Under `if (epoch % 5 == 0)` or `if (last)` in a loop (a preview image
+  // drawn every few epochs) the creation is occasional, as one before the
+  // loop would be.
+  if (!ReportOneTimeCreations && Frequency.inLoop() &&
+      (Frequency.Guard == GuardKind::EveryN ||
+       Frequency.Guard == GuardKind::Once))
+    return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);
   std::string FrequencyPhrase =
