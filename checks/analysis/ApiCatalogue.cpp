@@ -227,6 +227,16 @@ bool isTensorLikeType(QualType T) {
   return AnyTensor;
 }
 
+bool isOpenCvMat(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const CXXRecordDecl *Class = T->getAsCXXRecordDecl();
+  return Class && isNamed(Class, "Mat") && outermostNamespace(Class) == "cv";
+}
+
 bool isDataLoaderExample(QualType T) {
   if (T.isNull())
     return false;

@@ -142,6 +142,10 @@ bool isTensorLikeType(QualType T);
 /// True for torch::data::Example, the batch type of LibTorch's data loaders.
 bool isDataLoaderExample(QualType T);
 
+/// True for OpenCV's cv::Mat (through references and pointers), whose
+/// pixels are ordinary (pageable) host memory.
+bool isOpenCvMat(QualType T);
+
 /// True if \p D is a LibTorch tensor factory (randn, zeros, ...) in namespace
 /// at or torch.
 bool isTensorFactory(const FunctionDecl *D);

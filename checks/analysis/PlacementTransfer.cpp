@@ -739,8 +739,13 @@ DeviceInference::evaluatePointer(const Expr *Original) {
     return PlacementFact{};
   }
 
-  if (const auto *Member = dyn_cast<MemberExpr>(E))
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (isOpenCvMat(Member->getBase()->getType()) &&
+        isNamed(Member->getMemberDecl(), "data"))
+      return makeFact(Placement::Cpu, E,
+                      "the pixels of a cv::Mat, in pageable host memory");
     return evaluateFieldPointer(Member);
+  }
 
   if (isa<CXXNewExpr>(E))
     return makeFact(Placement::Cpu, E, "allocated on the host by new");
@@ -769,6 +774,10 @@ DeviceInference::evaluatePointer(const Expr *Original) {
       if (Callee && (isNamed(Callee, "data_ptr") || isNamed(Callee, "data")) &&
           Object && isTensorType(Object->getType()))
         return evaluateTensor(Object);
+      if (Callee && isNamed(Callee, "ptr") && Object &&
+          isOpenCvMat(Object->getType()))
+        return makeFact(Placement::Cpu, E,
+                        "the pixels of a cv::Mat, in pageable host memory");
     }
     if (std::optional<CudaApi> Api = identifyCudaCall(Call)) {
       switch (*Api) {
