@@ -157,7 +157,9 @@ public:
   }
 
   bool LookupUnqualified(LookupResult &R, Scope *) override {
-    if (!Actions || !State->IncludeMissing || R.isForRedeclaration())
+    // No scope to declare in once the translation unit has ended.
+    if (!Actions || !Actions->TUScope || !State->IncludeMissing ||
+        R.isForRedeclaration())
       return false;
     Sema::LookupNameKind Kind = R.getLookupKind();
     if (Kind != Sema::LookupOrdinaryName &&
