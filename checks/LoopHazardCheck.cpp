@@ -28,6 +28,8 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
           Options.getLocalOrGlobal("ReportEvaluationLoops", false)),
       ReportTerminationReadBacks(
           Options.getLocalOrGlobal("ReportTerminationReadBacks", false)),
+      ReportFeedbackReadBacks(
+          Options.getLocalOrGlobal("ReportFeedbackReadBacks", false)),
       ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
@@ -40,6 +42,7 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportEvaluationLoops", ReportEvaluationLoops);
   Options.store(Opts, "ReportTerminationReadBacks",
                 ReportTerminationReadBacks);
+  Options.store(Opts, "ReportFeedbackReadBacks", ReportFeedbackReadBacks);
   Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
@@ -135,14 +138,15 @@ void LoopHazardCheck::noteReadBacksAfter(const CallExpr *Call,
   }
 }
 
-void LoopHazardCheck::noteElementwiseReadBack(const CallExpr *Call,
-                                              const Hazard &H, const Stmt *Loop,
-                                              ASTContext &Ctx) {
+const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
+                                                           const Hazard &H,
+                                                           const Stmt *Loop,
+                                                           ASTContext &Ctx) {
   // `action[i].item<int>()` in a loop over i: one wait per element where
   // one copy of the whole before the loop would do.
   const auto *For = dyn_cast<ForStmt>(Loop);
   if (!H.Subject || !For || !isValueReadBack(Call, Analyses->devices()))
-    return;
+    return nullptr;
   const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
   const ValueDecl *Whole = slicedValue(H.Subject);
   const SourceManager &SM = Ctx.getSourceManager();
@@ -151,19 +155,12 @@ void LoopHazardCheck::noteElementwiseReadBack(const CallExpr *Call,
                        SM.getExpansionLoc(Loop->getBeginLoc()),
                        SM.getExpansionLoc(Loop->getEndLoc())) ||
       !isLoopInvariant(Whole, Loop, Ctx))
-    return;
+    return nullptr;
   const bool IndexedByCounter =
       containsMatch<DeclRefExpr>(H.Subject, [&](const DeclRefExpr &Ref) {
         return llvm::is_contained(Init->decls(), Ref.getDecl());
       });
-  if (!IndexedByCounter)
-    return;
-  diag(Call->getExprLoc(),
-       "each iteration reads one element of '%0': copy it to the host once "
-       "before the loop ('%0.cpu()') and read the elements there, one wait "
-       "instead of one per element",
-       DiagnosticIDs::Note)
-      << Whole->getName();
+  return IndexedByCounter ? Whole : nullptr;
 }
 
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
@@ -244,6 +241,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx);
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
+  // A value the host turns into the next input it uploads (the action that
+  // steps an environment whose observation goes back up) must be read on
+  // every iteration; one element at a time it still waits once too often.
+  const ValueDecl *ReadElementwise =
+      Path ? nullptr
+           : elementwiseReadBackWhole(Call, *H, Frequency.Loops.front().Loop,
+                                      Ctx);
+  const bool FeedsUpload =
+      !ReadElementwise &&
+      llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return feedsLoopUpload(Call, Loop.Loop, Analyses->devices(), Ctx);
+      });
+  if (FeedsUpload && !ReportFeedbackReadBacks)
+    return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;
 
@@ -256,8 +267,19 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     noteCallChain(*Path);
   } else {
     noteReadBacksAfter(Call, Ctx);
-    noteElementwiseReadBack(Call, *H, Loop.Loop, Ctx);
+    if (ReadElementwise)
+      diag(Call->getExprLoc(),
+           "each iteration reads one element of '%0': copy it to the host "
+           "once before the loop ('%0.cpu()') and read the elements there, "
+           "one wait instead of one per element",
+           DiagnosticIDs::Note)
+          << ReadElementwise->getName();
   }
+  if (FeedsUpload)
+    diag(Call->getExprLoc(),
+         "the host makes what the loop uploads next from the value: reading "
+         "it back is necessary, keep it to one small read per iteration",
+         DiagnosticIDs::Note);
   if (DecidesExit)
     diag(Call->getExprLoc(),
          "the value decides whether the loop goes on: checking it every N "

@@ -64,10 +64,12 @@ private:
   bool followsBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);
   /// Notes on the read-backs that follow \p Call in its iteration.
   void noteReadBacksAfter(const CallExpr *Call, ASTContext &Ctx);
-  /// A note on a value read of one element per iteration of a counting
-  /// loop, of a tensor the loop does not change.
-  void noteElementwiseReadBack(const CallExpr *Call, const Hazard &H,
-                               const Stmt *Loop, ASTContext &Ctx);
+  /// The tensor \p Call reads one element of per iteration of the counting
+  /// loop \p Loop, when the loop does not change it: one copy before the
+  /// loop would replace the reads. Null otherwise.
+  const ValueDecl *elementwiseReadBackWhole(const CallExpr *Call,
+                                            const Hazard &H, const Stmt *Loop,
+                                            ASTContext &Ctx);
   /// True if \p S runs at most a handful of times per call of its
   /// function, and that function does not run on every step.
   bool runsAHandfulOfTimesOnce(const Stmt *S,
@@ -118,6 +120,7 @@ private:
   const bool ReportSetupAndTimingLoops;
   const bool ReportEvaluationLoops;
   const bool ReportTerminationReadBacks;
+  const bool ReportFeedbackReadBacks;
   /// The program's facts across translation units (option ProjectIndex,
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;

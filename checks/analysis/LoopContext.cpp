@@ -1655,6 +1655,32 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
   return Derived;
 }
 
+bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
+                     DeviceInference &Devices, ASTContext &Ctx) {
+  const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
+  if (!Destination || !isLoopStmt(Loop))
+    return false;
+  llvm::SmallPtrSet<const VarDecl *, 4> Derived =
+      valuesDerivedFrom(Destination, loopBody(Loop));
+  auto FromDerived = [&](const Expr *Source) {
+    return Source && llvm::any_of(Derived, [&](const VarDecl *Var) {
+             return refersTo(Source, Var);
+           });
+  };
+  return containsMatch<CallExpr>(Loop, [&](const CallExpr &Call) {
+    if (&Call == ReadBack)
+      return false;
+    // A move to the device, wherever the run puts it (`to(device)` with
+    // `device` chosen at run time), or a CUDA copy to the device.
+    if (std::optional<TorchCall> Torch = identifyTorchCall(&Call))
+      return (Torch->Op == TorchOp::To || Torch->Op == TorchOp::Cuda) &&
+             FromDerived(Torch->Subject);
+    std::optional<Hazard> Upload = classifyHazard(&Call, Devices);
+    return Upload && Upload->Kind == HazardKind::HostToDeviceCopy &&
+           FromDerived(Upload->Subject);
+  });
+}
+
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx) {
   if (!isLoopStmt(Loop))

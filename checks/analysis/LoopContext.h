@@ -89,6 +89,7 @@ enum class LoopRole {
                    // epoch
 };
 
+class DeviceInference;
 class ProjectFacts;
 
 /// True if a function's unqualified \p Name says it releases resources
@@ -156,6 +157,13 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 /// is a termination flag, not a hazard.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
+
+/// True if the host value \p ReadBack reads (or what the loop computes from
+/// it: `info = env.step(action)`) is part of what a host-to-device copy in
+/// \p Loop uploads (`from_blob(info.obs).to(device)`): the device waits for
+/// the host's answer to go on, so the read-back cannot be deferred.
+bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
+                     DeviceInference &Devices, ASTContext &Ctx);
 
 /// The same for a read-back in a method that runs once per step with no
 /// loop visible here (the loop is in another file): the value, or what the
