@@ -275,6 +275,51 @@ bool isTensorPrint(const CallExpr *Call) {
          !isTensorType(Op->getArg(0)->getType());
 }
 
+namespace {
+
+/// True for an expression known to produce a 1-dim tensor: a list of
+/// numbers (`torch::tensor({0.1, 0.5, 1.0})`) or a range (`arange`,
+/// `linspace`, `logspace`, `randperm`), directly or through a local.
+bool isOneDimTensor(const Expr *E, unsigned Depth) {
+  E = ignoreCopiesAndConversions(E);
+  if (!E || Depth > 4)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Var && Var->getInit() && !Var->getType()->isReferenceType() &&
+           isOneDimTensor(Var->getInit(), Depth + 1);
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier() || !isInTorchNamespace(Callee) ||
+      isa<CXXMethodDecl>(Callee))
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (llvm::is_contained({"arange", "linspace", "logspace", "randperm"}, Name))
+    return true;
+  if (Name != "tensor" || Call->getNumArgs() < 1)
+    return false;
+  // A braced list of numbers, through the ArrayRef it becomes.
+  const Expr *Data = Call->getArg(0);
+  while (true) {
+    Data = ignoreCopiesAndConversions(Data);
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Data))
+      Data = List->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Data);
+             Construct && Construct->getNumArgs() == 1)
+      Data = Construct->getArg(0);
+    else
+      break;
+  }
+  const auto *Init = dyn_cast<InitListExpr>(Data);
+  return Init && Init->getNumInits() > 1 &&
+         llvm::all_of(Init->inits(), [](const Expr *Element) {
+           return Element->getType()->isArithmeticType();
+         });
+}
+
+} // namespace
+
 bool isZeroDimTensor(const Expr *E, unsigned Depth) {
   E = ignoreCopiesAndConversions(E);
   if (!E || Depth > 4)
@@ -283,6 +328,14 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     return Var && Var->getInit() && isZeroDimTensor(Var->getInit(), Depth + 1);
   }
+  // One element of a list of numbers: `deltas[i]`.
+  if (const auto *Element = dyn_cast<CXXOperatorCallExpr>(E);
+      Element && Element->getOperator() == OO_Subscript &&
+      Element->getNumArgs() == 2)
+    return ignoreCopiesAndConversions(Element->getArg(1))
+               ->getType()
+               ->isIntegralOrEnumerationType() &&
+           isOneDimTensor(Element->getArg(0), Depth + 1);
   // Arithmetic of 0-dim tensors and plain numbers (1 - lambda) stays 0-dim.
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
     bool HasTensor = false;

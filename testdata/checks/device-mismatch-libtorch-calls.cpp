@@ -81,3 +81,18 @@ void scalarTensors(torch::Tensor Weights) {
   (void)((1 - Lambda * torch::ones({3})) * G);
   // XFER-WARNING: :[[@LINE-1]]:42: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// One element of a host list of numbers or of a range is a 0-dim tensor:
+// legal next to CUDA tensors. A row of a host matrix is not.
+void elementsOfHostLists(torch::Tensor Gradient, int64_t Trials) {
+  auto G = torch::randn({3}, torch::kCUDA);
+  auto Deltas = torch::tensor({0.001, 0.01, 0.1});
+  auto Steps = torch::arange(4.0);
+  for (int64_t I = 0; I < Trials; ++I) {
+    (void)(Deltas[I] * G);
+    (void)(G + Steps[I]);
+  }
+  auto Rows = torch::ones({3, 3});
+  (void)(Rows[0] * G);
+  // XFER-WARNING: :[[@LINE-1]]:18: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

@@ -24,6 +24,7 @@ llvm::StringRef missingDeclarationsHeaderText() {
   // exact match only where no real overload applies.
   return R"cpp(// Stand-in for names declared by headers that were not found.
 #pragma clang system_header
+#ifdef __cplusplus
 struct __xfer_unknown {
   __xfer_unknown();
   template <class... A> explicit __xfer_unknown(A &&...);
@@ -68,10 +69,45 @@ XFER_UNKNOWN_BINARY(+=, A &&) XFER_UNKNOWN_BINARY(-=, A &&)
 XFER_UNKNOWN_BINARY(*=, A &&) XFER_UNKNOWN_BINARY(/=, A &&)
 XFER_UNKNOWN_BINARY(|=, A &&) XFER_UNKNOWN_BINARY(&=, A &&)
 #undef XFER_UNKNOWN_BINARY
+#endif
 )cpp";
 }
 
 namespace {
+
+/// Entered in place of the first header that is not found: the standard
+/// headers a third-party header usually brings along, so that the names
+/// they declare are the real ones, not stand-ins that would clash with
+/// them when a later header includes them.
+constexpr llvm::StringLiteral StandardHeadersText = R"cpp(
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+)cpp";
 
 /// What a missing name is taken to be, from the token after it.
 enum class Role { None, Namespace, Type, Variable };
@@ -98,42 +134,45 @@ Role roleBefore(llvm::StringRef Rest) {
 
 /// State shared by the preprocessor's callbacks and Sema's source.
 struct RecoveryState {
-  bool IncludeMissing = false;
-  /// The user files entered so far, scanned for members of namespaces
-  /// declared here.
-  std::vector<FileID> UserFiles;
-  std::function<void(FileID)> OnUserFile;
+  /// The user files with an #include that was not found, and where the
+  /// first such #include is: only names used after it in the same file are
+  /// the missing header's (a header found later may declare the others).
+  llvm::DenseMap<FileID, SourceLocation> FilesMissingIncludes;
+  std::function<void(FileID)> OnFileMissingInclude;
 };
 
 class MissingIncludeWatcher : public PPCallbacks {
 public:
-  MissingIncludeWatcher(std::shared_ptr<RecoveryState> State,
-                        const SourceManager &SM)
-      : State(std::move(State)), SM(SM) {}
+  MissingIncludeWatcher(std::shared_ptr<RecoveryState> State, Preprocessor &PP)
+      : State(std::move(State)), PP(PP), SM(PP.getSourceManager()) {}
 
-  void InclusionDirective(SourceLocation, const Token &, StringRef, bool,
-                          CharSourceRange, OptionalFileEntryRef File, StringRef,
-                          StringRef, const Module *, bool,
+  void InclusionDirective(SourceLocation HashLoc, const Token &, StringRef,
+                          bool, CharSourceRange, OptionalFileEntryRef File,
+                          StringRef, StringRef, const Module *, bool,
                           SrcMgr::CharacteristicKind) override {
-    if (!File)
-      State->IncludeMissing = true;
-  }
-
-  void FileChanged(SourceLocation Loc, FileChangeReason Reason,
-                   SrcMgr::CharacteristicKind FileType, FileID) override {
-    if (Reason != EnterFile || FileType != SrcMgr::C_User || Loc.isInvalid())
+    if (File || HashLoc.isInvalid() || HashLoc.isMacroID() ||
+        SM.isInSystemHeader(HashLoc))
       return;
-    FileID Entered = SM.getFileID(Loc);
-    if (Entered.isInvalid() || !SM.getFileEntryRefForID(Entered))
+    FileID Includer = SM.getFileID(HashLoc);
+    if (!EnteredStandardHeaders && PP.getLangOpts().CPlusPlus) {
+      EnteredStandardHeaders = true;
+      FileID Standard =
+          SM.createFileID(llvm::MemoryBuffer::getMemBuffer(
+                              StandardHeadersText, "<standard headers>"),
+                          SrcMgr::C_System, 0, 0, HashLoc);
+      PP.EnterSourceFile(Standard, nullptr, HashLoc);
+    }
+    if (!State->FilesMissingIncludes.try_emplace(Includer, HashLoc).second)
       return;
-    State->UserFiles.push_back(Entered);
-    if (State->OnUserFile)
-      State->OnUserFile(Entered);
+    if (State->OnFileMissingInclude)
+      State->OnFileMissingInclude(Includer);
   }
 
 private:
   std::shared_ptr<RecoveryState> State;
-  const SourceManager &SM;
+  Preprocessor &PP;
+  SourceManager &SM;
+  bool EnteredStandardHeaders = false;
 };
 
 class MissingDeclarationSource : public ExternalSemaSource {
@@ -143,7 +182,7 @@ public:
 
   void InitializeSema(Sema &S) override {
     Actions = &S;
-    State->OnUserFile = [this](FileID File) {
+    State->OnFileMissingInclude = [this](FileID File) {
       // Declaring a member may add a nested namespace to the list.
       for (size_t I = 0; I < Namespaces.size(); ++I) {
         std::string Path = Namespaces[I].first;
@@ -153,12 +192,12 @@ public:
   }
   void ForgetSema() override {
     Actions = nullptr;
-    State->OnUserFile = nullptr;
+    State->OnFileMissingInclude = nullptr;
   }
 
   bool LookupUnqualified(LookupResult &R, Scope *) override {
     // No scope to declare in once the translation unit has ended.
-    if (!Actions || !Actions->TUScope || !State->IncludeMissing ||
+    if (!Actions || !Actions->TUScope || State->FilesMissingIncludes.empty() ||
         R.isForRedeclaration())
       return false;
     Sema::LookupNameKind Kind = R.getLookupKind();
@@ -171,7 +210,8 @@ public:
     // Names in templates may be found at instantiation (ADL); names in
     // macros and system headers are not the user's.
     if (!Name || Loc.isInvalid() || Loc.isMacroID() ||
-        SM.isInSystemHeader(Loc) || Actions->CurContext->isDependentContext())
+        SM.isInSystemHeader(Loc) || Actions->CurContext->isDependentContext() ||
+        !afterMissingInclude(Loc) || isReservedForKnownHeaders(Name->getName()))
       return false;
     Role Wanted = Kind == Sema::LookupNestedNameSpecifierName
                       ? Role::Namespace
@@ -187,6 +227,22 @@ public:
   }
 
 private:
+  /// True if \p Loc follows an #include that was not found, in its file.
+  bool afterMissingInclude(SourceLocation Loc) const {
+    const SourceManager &SM = Actions->getSourceManager();
+    auto It = State->FilesMissingIncludes.find(SM.getFileID(Loc));
+    return It != State->FilesMissingIncludes.end() &&
+           SM.isBeforeInTranslationUnit(It->second, Loc);
+  }
+
+  /// Names the C++ library, the C library or CUDA declare, which a header
+  /// included later may still bring (a type the missing header used to pull
+  /// in): declared here, they would clash with the real declaration.
+  static bool isReservedForKnownHeaders(llvm::StringRef Name) {
+    return Name == "std" || Name.starts_with("_") || Name.ends_with("_t") ||
+           Name.starts_with("cu") || Name.starts_with("CU");
+  }
+
   QualType standIn() {
     if (!StandIn.isNull())
       return StandIn;
@@ -248,7 +304,7 @@ private:
       Where->addDecl(Declared);
     if (auto *Namespace = dyn_cast<NamespaceDecl>(Declared)) {
       Namespaces.push_back({QualifiedName.str(), Namespace});
-      for (FileID File : State->UserFiles)
+      for (const auto &[File, FirstMissing] : State->FilesMissingIncludes)
         declareMembersUsedIn(File, QualifiedName, Namespace);
     }
     return Declared;
@@ -311,7 +367,7 @@ private:
 std::unique_ptr<SemaConsumer> installMissingDeclarations(CompilerInstance &CI) {
   auto State = std::make_shared<RecoveryState>();
   CI.getPreprocessor().addPPCallbacks(
-      std::make_unique<MissingIncludeWatcher>(State, CI.getSourceManager()));
+      std::make_unique<MissingIncludeWatcher>(State, CI.getPreprocessor()));
   return std::make_unique<SourceInstaller>(std::move(State));
 }
 
