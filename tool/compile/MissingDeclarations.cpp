@@ -127,7 +127,7 @@ Role roleBefore(llvm::StringRef Rest) {
   // T(args) constructs a stand-in, so a call parses as well as a type; a
   // name, a pointer or a reference after it declares something of it.
   if (Rest.front() == '(' || isIdentifierChar(Rest.front()) ||
-      Rest.starts_with("* ") || Rest.starts_with("*") || Rest.front() == '&')
+      Rest.front() == '*' || Rest.front() == '&')
     return Role::Type;
   return Role::Variable;
 }
