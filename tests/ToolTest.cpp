@@ -2662,3 +2662,36 @@ TEST_F(ToolTest, UnknownNamesWithoutAMissingHeaderStayErrors) {
                        "'undeclaredName')"))
       << R.Err;
 }
+
+// The standard names a missing header would have brought along are the real
+// ones (it is replaced by the standard headers), so a standard header
+// included later does not clash with stand-ins.
+TEST_F(ToolTest, StandardNamesAfterAMissingHeaderAreTheRealOnes) {
+  std::string File = write("config.cpp", R"cpp(#include "nlohmann/json.hpp"
+using namespace std;
+struct Config {
+  string Name;
+  vector<size_t> Sizes;
+  nlohmann::json Raw;
+};
+#include <string>
+#include <vector>
+#include <cuda_runtime.h>
+void launch(float *Device);
+void run(Config &C, float *Device, float *Host) {
+  for (size_t I = 0; I < C.Sizes.size(); ++I) {
+    launch(Device);
+    cudaMemcpy(Host, Device, 4, cudaMemcpyDeviceToHost);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {File, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  // The only error is the missing header.
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": error: ")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            warningText(R.Out).find(
+                File + ":15:5: warning: 'cudaMemcpy' copies device memory to "
+                       "the host on every iteration of the loop at line 13"))
+      << R.Out;
+}
