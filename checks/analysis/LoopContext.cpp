@@ -1149,9 +1149,8 @@ bool translationUnitTrains(ASTContext &Ctx) {
 /// elsewhere in its body.
 namespace {
 
-/// Whether \p Name says it counts or holds a held-out set: a word of it
-/// (split at '_' and case changes) is test, eval, valid, val, validation.
-bool namesHeldOutSet(llvm::StringRef Name) {
+/// The words of an identifier, split at '_' and case changes, lower case.
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
   llvm::SmallVector<std::string, 4> Words(1);
   for (size_t I = 0; I < Name.size(); ++I) {
     if (Name[I] == '_' ||
@@ -1162,6 +1161,13 @@ bool namesHeldOutSet(llvm::StringRef Name) {
     }
     Words.back() += llvm::toLower(Name[I]);
   }
+  return Words;
+}
+
+/// Whether \p Name says it counts or holds a held-out set: a word of it
+/// (split at '_' and case changes) is test, eval, valid, val, validation.
+bool namesHeldOutSet(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
   return llvm::any_of(Words, [](const std::string &Word) {
     return llvm::is_contained(
         {"test", "tests", "eval", "evaluation", "valid", "validation", "val"},
@@ -1449,6 +1455,51 @@ bool readsTextInput(const Stmt *Loop) {
   return Reads;
 }
 
+namespace {
+
+/// True if \p Name counts or holds streams or devices (`num_streams`,
+/// `streams_number`, `nDevices`, `gpus`), not steps of them
+/// (`steps_per_device`).
+bool namesStreamsOrDevices(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
+  auto Is = [&](std::initializer_list<llvm::StringRef> Set) {
+    return llvm::any_of(Words, [&](const std::string &Word) {
+      return llvm::is_contained(Set, llvm::StringRef(Word));
+    });
+  };
+  return Is({"stream", "streams", "nstreams", "device", "devices", "ndevices",
+             "gpu", "gpus", "ngpus", "ndev"}) &&
+         !Is({"step", "steps", "iter", "iters", "iteration", "iterations",
+              "epoch", "epochs", "batch", "batches", "frame", "frames"});
+}
+
+/// A loop that runs once per stream or device: its condition's bound (or
+/// the range it walks) is named for them. Work inside it is spread over
+/// the streams, not repeated.
+bool loopsOverStreamsOrDevices(const Stmt *Loop) {
+  const Expr *Range = nullptr;
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    Range = For->getCond();
+  else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop))
+    Range = RangeFor->getRangeInit();
+  if (!Range)
+    return false;
+  const VarDecl *Counter = loopCounter(Loop);
+  return containsMatch<DeclRefExpr>(Range,
+                                    [&](const DeclRefExpr &Ref) {
+                                      return Ref.getDecl() != Counter &&
+                                             Ref.getDecl()->getIdentifier() &&
+                                             namesStreamsOrDevices(
+                                                 Ref.getDecl()->getName());
+                                    }) ||
+         containsMatch<MemberExpr>(Range, [&](const MemberExpr &Member) {
+           return Member.getMemberDecl()->getIdentifier() &&
+                  namesStreamsOrDevices(Member.getMemberDecl()->getName());
+         });
+}
+
+} // namespace
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
                       const ProjectFacts *Facts) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -1456,6 +1507,10 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     return LoopRole::SetupOrTeardown;
   // Loading: each iteration parses the next record of a text input.
   if (readsTextInput(Loop))
+    return LoopRole::SetupOrTeardown;
+  // One pass per stream or device fans work out once; a loop around it,
+  // if any, is what repeats.
+  if (loopsOverStreamsOrDevices(Loop))
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;

@@ -56,13 +56,13 @@ void grid_deallocate_device(float *Grid);
 void destroyStreams(cudaStream_t *Streams);
 void freeze_layer(float *Weights); // not a release: may launch
 void teardownPerDevice(float **Params, float **Grids, cudaStream_t *Streams,
-                       int Devices) {
-  for (int D = 0; D < Devices; ++D) {
+                       int Parts) {
+  for (int D = 0; D < Parts; ++D) {
     cudaFree(Params[D]);
     grid_deallocate_device(Grids[D]);
     destroyStreams(&Streams[D]);
   }
-  for (int D = 0; D < Devices; ++D) {
+  for (int D = 0; D < Parts; ++D) {
     freeze_layer(Grids[D]);
     cudaFree(Params[D]);
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaFree' synchronizes with the GPU on every iteration of the loop at line 65: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
@@ -194,4 +194,24 @@ void trainThenTest(float *Images, float *Probabilities, float *Host,
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 191: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
+}
+
+// One pass per stream or device spreads the work out once: what a solver
+// allocates on each pass is paid once per stream, not per iteration. A loop
+// around such a pass, or a loop of steps per device, is what repeats.
+void solve(double *X, cudaStream_t Stream) {
+  void *Scratch = nullptr;
+  cudaMalloc(&Scratch, 1024);
+  step(reinterpret_cast<float *>(X), 1024);
+  cudaFree(Scratch);
+}
+void solveOnEachStream(double *X, cudaStream_t *Streams, int StreamsNumber,
+                       int StepsPerDevice) {
+  for (int I = 0; I < StreamsNumber; ++I)
+    solve(X, Streams[I]);
+  for (int Step = 0; Step < StepsPerDevice; ++Step)
+    solve(X, Streams[0]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'solve()' synchronizes with the GPU on every iteration of the loop at line 212: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-12]]:3: note: 'cudaMalloc' synchronizes with the GPU here
 }
