@@ -2695,3 +2695,39 @@ void run(Config &C, float *Device, float *Host) {
                        "the host on every iteration of the loop at line 13"))
       << R.Out;
 }
+
+// A loop gathering a batch of a couple of samples (a bound set once and never
+// changed) is no step loop of its own: a call beside it in the batch loop
+// runs on every step, in another file too.
+TEST_F(ToolTest, CallsBesideABatchGatheringLoopRunEveryStep) {
+  std::string Target = write("target.cpp", R"cpp(#include <torch/torch.h>
+torch::Tensor buildTarget(int64_t N) {
+  return torch::zeros({N, 4}).to(torch::kCUDA);
+}
+)cpp");
+  std::string Main = write("train.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+torch::Tensor buildTarget(int64_t N);
+void train(torch::nn::Linear &Model, std::vector<torch::Tensor> &Samples,
+           int Steps) {
+  int BatchSize = 2;
+  for (int Step = 0; Step < Steps; ++Step) {
+    std::vector<torch::Tensor> Inputs;
+    for (int I = 0; I < BatchSize; ++I)
+      Inputs.push_back(
+          Samples[I].index({torch::indexing::Slice(0, 4)}).to(torch::kCUDA));
+    auto Loss = (Model(torch::stack(Inputs)) - buildTarget(BatchSize)).mean();
+    Loss.backward();
+  }
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R =
+      run(Tool, {"--index=" + Index, "--checks=-*,xfer-create-on-device",
+                 Target, Main, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("target.cpp:3:31: warning: tensor created on the host "
+                       "by 'torch::zeros()' is copied to the GPU by 'to()'"))
+      << R.Out;
+}

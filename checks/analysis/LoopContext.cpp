@@ -906,6 +906,43 @@ std::string loopPhrase(const EnclosingLoop &Loop, const SourceManager &SM) {
 
 } // namespace
 
+namespace {
+
+/// The trip count of `for (int i = 0; i < n; ++i)` where `n` is a local
+/// integer initialised with a constant that nothing in its function
+/// writes.
+std::optional<uint64_t> tripCountThroughUnchangedBound(const Stmt *LoopStmt,
+                                                       ASTContext &Ctx) {
+  const auto *For = dyn_cast<ForStmt>(LoopStmt);
+  const auto *Cond =
+      For && For->getCond()
+          ? dyn_cast<BinaryOperator>(For->getCond()->IgnoreParenImpCasts())
+          : nullptr;
+  const VarDecl *Counter = loopCounter(LoopStmt);
+  if (!Cond || !Counter || Cond->getOpcode() != BO_LT)
+    return std::nullopt;
+  const auto *CounterRef =
+      dyn_cast<DeclRefExpr>(Cond->getLHS()->IgnoreParenImpCasts());
+  const auto *BoundRef =
+      dyn_cast<DeclRefExpr>(Cond->getRHS()->IgnoreParenImpCasts());
+  const auto *Bound =
+      BoundRef ? dyn_cast<VarDecl>(BoundRef->getDecl()) : nullptr;
+  const auto *Function =
+      Bound ? dyn_cast<FunctionDecl>(Bound->getDeclContext()) : nullptr;
+  if (!CounterRef || CounterRef->getDecl() != Counter || !Bound ||
+      !Bound->isLocalVarDecl() || !Bound->getType()->isIntegerType() ||
+      !Function || !Function->getBody())
+    return std::nullopt;
+  std::optional<int64_t> Start = evaluateInt(Counter->getInit(), Ctx);
+  std::optional<int64_t> End = evaluateInt(Bound->getInit(), Ctx);
+  if (!Start || !End || *End < *Start ||
+      !isLoopInvariant(Bound, Function->getBody(), Ctx))
+    return std::nullopt;
+  return static_cast<uint64_t>(*End - *Start);
+}
+
+} // namespace
+
 std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
                                           const ASTContext &Ctx) {
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(LoopStmt)) {
@@ -1054,6 +1091,11 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     if (const Stmt *Sibling = findSiblingLoop(Innermost, S, Ctx)) {
       Result.InnerSiblingLoop = Sibling;
       Result.InnerSiblingTripCount = constantTripCount(Sibling, Ctx);
+      // `int batch_size = 2; ... for (i = 0; i < batch_size; ++i)`: a
+      // local bound nothing changes is as good as a constant here.
+      if (!Result.InnerSiblingTripCount)
+        Result.InnerSiblingTripCount =
+            tripCountThroughUnchangedBound(Sibling, Ctx);
       Result.InnerSiblingThroughCall = !isWithin(Sibling, Innermost, Ctx);
     }
   }

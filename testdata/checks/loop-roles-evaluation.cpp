@@ -118,3 +118,23 @@ void rolloutThenUpdate(torch::nn::Linear &Policy, torch::optim::Optimizer &Opt,
     Opt.step();
   }
 }
+
+// A loop that gathers a batch of a couple of samples (a bound set once and
+// never changed) is no step loop of its own: the statements beside it run
+// on every step.
+void gatherThenTrain(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+                     std::vector<torch::Tensor> &Samples, int Steps) {
+  int BatchSize = 2;
+  for (int Step = 0; Step < Steps; ++Step) {
+    std::vector<torch::Tensor> Inputs;
+    for (int I = 0; I < BatchSize; ++I)
+      Inputs.push_back(Samples[I].index({torch::indexing::Slice(0, 4)}).to(Gpu));
+    auto Loss = Model(torch::stack(Inputs)).mean();
+    Opt.zero_grad();
+    Loss.backward();
+    Opt.step();
+    (void)Loss.item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU once per iteration of the loop at line 128, outside its inner loop at line 130: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
+  }
+}

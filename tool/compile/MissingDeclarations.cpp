@@ -124,10 +124,11 @@ Role roleBefore(llvm::StringRef Rest) {
   // A template is not declared: its arguments would not parse either way.
   if (Rest.front() == '<')
     return Role::None;
-  // T(args) constructs a stand-in, so a call parses as well as a type; a
-  // name, a pointer or a reference after it declares something of it.
-  if (Rest.front() == '(' || isIdentifierChar(Rest.front()) ||
-      Rest.front() == '*' || Rest.front() == '&')
+  // A name, a pointer or a reference after it declares something of it. A
+  // call is of a variable (the stand-in is callable): as a type, a call
+  // statement `T(&x);` would declare x.
+  if (isIdentifierChar(Rest.front()) || Rest.front() == '*' ||
+      Rest.front() == '&')
     return Role::Type;
   return Role::Variable;
 }

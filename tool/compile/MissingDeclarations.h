@@ -10,11 +10,11 @@
 // After an #include that was not found, names that no declaration answers
 // are declared on the fly as the header would plausibly have declared them:
 // `ns::` a namespace (whose members used in the project's files are
-// declared too), a name followed by `(`, another name, `*` or `&` a type,
-// anything else a variable. The type is one class that converts to and
-// from anything and has every operator, so expressions that only pass such
-// values around stay valid. Files that parse without a missing header are
-// not affected.
+// declared too), a name followed by another name, `*` or `&` a type,
+// anything else (a call among them) a variable. The type is one class that
+// converts to and from anything and has every operator, so expressions that
+// only pass such values around stay valid. Files that parse without a missing
+// header are not affected.
 //
 //===----------------------------------------------------------------------===//
 
