@@ -311,9 +311,18 @@ bool isOneDimTensor(const Expr *E, unsigned Depth) {
     else
       break;
   }
+  // Each number may reach the list through a conversion (LibTorch's
+  // TensorDataContainer).
   const auto *Init = dyn_cast<InitListExpr>(Data);
   return Init && Init->getNumInits() > 1 &&
          llvm::all_of(Init->inits(), [](const Expr *Element) {
+           Element = ignoreCopiesAndConversions(Element);
+           while (true) {
+             const auto *Construct = dyn_cast<CXXConstructExpr>(Element);
+             if (!Construct || Construct->getNumArgs() != 1)
+               break;
+             Element = ignoreCopiesAndConversions(Construct->getArg(0));
+           }
            return Element->getType()->isArithmeticType();
          });
 }
