@@ -2731,3 +2731,30 @@ void train(torch::nn::Linear &Model, std::vector<torch::Tensor> &Samples,
                        "by 'torch::zeros()' is copied to the GPU by 'to()'"))
       << R.Out;
 }
+
+// With the real LibTorch headers, numbers reach torch::tensor({...}) through
+// TensorDataContainer: one element of such a list is still a 0-dim tensor,
+// legal next to CUDA tensors, and a row of a host matrix is not.
+TEST_F(ToolTest, ElementsOfAHostListAreScalarsWithRealLibTorchHeaders) {
+  if (std::string(XFER_LIBTORCH_API_INCLUDE).empty())
+    GTEST_SKIP() << "no LibTorch headers";
+  std::string File = write("deltas.cpp", R"cpp(#include <torch/torch.h>
+void scale(torch::Tensor G, int64_t N) {
+  auto Gpu = G.to(torch::kCUDA);
+  auto Deltas = torch::tensor({0.001, 0.01, 0.1});
+  for (int64_t I = 0; I < N; ++I)
+    (void)(Deltas[I] * Gpu);
+  auto Rows = torch::ones({3, 3});
+  (void)(Rows[0] * Gpu);
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--checks=-*,xfer-device-mismatch", File, "--", "-std=c++17",
+                 "-isystem", XFER_LIBTORCH_API_INCLUDE});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("deltas.cpp:6:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("deltas.cpp:8:18: warning: 'operator*' mixes a cpu "
+                       "tensor and a cuda tensor"))
+      << R.Out;
+}
