@@ -2148,12 +2148,36 @@ static bool queuesCopyOrFill(const CallExpr &Call) {
 bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
                             ASTContext &Ctx, const ProjectFacts *Facts) {
   using Mark = ExecutionOrder::Mark;
+  // A wait for one stream or event covers only a later wait for the same
+  // stream (or event): waiting on stream 0 leaves stream 1's work, and the
+  // rest of the device's, running. Device-wide waits and blocking
+  // read-backs cover every later wait.
+  auto WaitsForOne = [](const CallExpr &Call) {
+    std::optional<CudaApi> Api = identifyCudaCall(&Call);
+    return Api && (*Api == CudaApi::StreamSynchronize ||
+                   *Api == CudaApi::EventSynchronize);
+  };
+  auto Covers = [&](const CallExpr &Earlier) {
+    if (!WaitsForOne(Earlier))
+      return true;
+    if (!WaitsForOne(*Wait) ||
+        identifyCudaCall(&Earlier) != identifyCudaCall(Wait) ||
+        !Earlier.getNumArgs() || !Wait->getNumArgs())
+      return false;
+    auto Spelling = [&](const Expr *E) {
+      return Lexer::getSourceText(
+                 CharSourceRange::getTokenRange(E->getSourceRange()),
+                 Ctx.getSourceManager(), Ctx.getLangOpts())
+          .str();
+    };
+    return Spelling(Earlier.getArg(0)) == Spelling(Wait->getArg(0));
+  };
   return Order.everyPathBackFinds(Wait, [&](const Stmt &S) {
     const auto *Call = dyn_cast<CallExpr>(&S);
     if (!Call)
       return Mark::Neither;
     if (waitsForDevice(*Call, Ctx))
-      return Mark::Found;
+      return Covers(*Call) ? Mark::Found : Mark::Neither;
     // Copies and fills are work a wait waits for, though not computation.
     if (queuesCopyOrFill(*Call))
       return Mark::Blocked;

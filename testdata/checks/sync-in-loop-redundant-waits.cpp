@@ -85,3 +85,21 @@ void waitsForCopies(int *P, int Num, int Steps) {
     }
   }
 }
+
+// A wait for one stream is covered only by a wait for the device or for the
+// same stream: waiting on stream 0 leaves stream 1's work running.
+void waitsPerStream(int *P, int Num, int Steps, cudaStream_t *Streams) {
+  for (int S = 0; S < Steps; ++S) {
+    launchWork(nullptr, Num);
+    cudaStreamSynchronize(Streams[0]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 92: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    cudaStreamSynchronize(Streams[1]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 92: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    cudaStreamSynchronize(Streams[1]); // the same stream again: nothing left
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 92: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-11]]:3: note: loop starts here
+  }
+}
