@@ -237,17 +237,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // innermost loop counts: a value read on every iteration of an inner loop
   // (a fitness per individual) that only the outer loop's test aggregates is
   // read many times per decision.
-  const Stmt *Innermost = Frequency.Loops.front().Loop;
-  bool DecidesExit = decidesLoopExit(Call, Innermost, Ctx);
-  // cudaMemcpyAsync(&residual, ...); cudaStreamSynchronize(stream): the
-  // wait completes the read-back whose value the loop's test needs.
-  if (!DecidesExit && !Path && isBareWait(Call))
-    DecidesExit = waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-      // Only a copy into host memory can decide the test.
-      std::optional<CudaApi> Api = identifyCudaCall(Other);
-      return Other != Call && Api && isAsyncCopy(*Api) &&
-             decidesLoopExit(Other, Innermost, Ctx);
-    });
+  const bool DecidesExit =
+      decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx);
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
   // A value the host turns into the next input it uploads (the action that

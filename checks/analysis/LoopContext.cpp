@@ -1782,6 +1782,15 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx) {
   if (!isLoopStmt(Loop))
     return false;
+  // cudaMemcpyAsync(&residual, ...); cudaStreamSynchronize(stream): the
+  // wait completes the read-back whose value the loop's test needs.
+  if (isBareWait(ReadBack) &&
+      waitsBesideReadBack(ReadBack, Ctx, [&](const CallExpr *Other) {
+        std::optional<CudaApi> Api = identifyCudaCall(Other);
+        return Other != ReadBack && Api && isAsyncCopy(*Api) &&
+               decidesLoopExit(Other, Loop, Ctx);
+      }))
+    return true;
   const Expr *Condition = loopCondition(Loop);
   // Read right in the loop's condition, or in an if that leaves the loop.
   if (Condition && isWithin(ReadBack, Condition, Ctx))

@@ -154,7 +154,8 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 /// condition reads; also through the variables the loop computes from it
 /// (a maximum that sets the time step that advances the tested time). A call of a function that reads back inside decides it
 /// through the variables it takes by reference or address. Such a read-back
-/// is a termination flag, not a hazard.
+/// is a termination flag, not a hazard. A bare wait decides it when it
+/// completes an asynchronous copy of such a value beside it.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 
