@@ -96,6 +96,36 @@ Guard rarer(const Guard &A, const Guard &B) {
   return Rank(A) <= Rank(B) ? A : B;
 }
 
+/// True for a local that holds a value computed anew on every iteration or
+/// call (`int best = argmax(...)`) rather than a count of them: one declared
+/// in a loop's body, or any local when \p Cond sits in no loop of its
+/// function (the function's locals start afresh on every call).
+bool isPerIterationValue(const Expr *E, const Expr *Cond,
+                         const ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal())
+    return false;
+  auto &Mutable = const_cast<ASTContext &>(Ctx);
+  auto EnclosingLoop = [&](const Stmt *S) -> std::pair<const Stmt *, bool> {
+    for (const Stmt *Child = S, *P = parentStmt(S, Mutable); P;
+         Child = P, P = parentStmt(P, Mutable))
+      if (isLoopStmt(P))
+        return {P, Child == loopBody(P)};
+    return {nullptr, false};
+  };
+  const DeclStmt *Declaration = nullptr;
+  for (const DynTypedNode &Parent : Mutable.getParents(*Var))
+    if ((Declaration = Parent.get<DeclStmt>()))
+      break;
+  if (!Declaration)
+    return false;
+  auto [DeclarationLoop, InBody] = EnclosingLoop(Declaration);
+  if (DeclarationLoop)
+    return InBody;
+  return !EnclosingLoop(Cond).first;
+}
+
 /// The guard a condition imposes on the branch taken when it is
 /// \p WhenTrue.
 Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
@@ -147,8 +177,12 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
     auto CounterOrConstant = [&](const Expr *Side) {
       return refersToVariable(Side) || evaluateInt(Side, Ctx).has_value();
     };
+    // `best == 0` with `best` computed in the iteration picks one case of
+    // several on every iteration.
     if ((refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS())) &&
-        CounterOrConstant(Bin->getLHS()) && CounterOrConstant(Bin->getRHS()))
+        CounterOrConstant(Bin->getLHS()) && CounterOrConstant(Bin->getRHS()) &&
+        !isPerIterationValue(Bin->getLHS(), Cond, Ctx) &&
+        !isPerIterationValue(Bin->getRHS(), Cond, Ctx))
       return Guard{GuardKind::Once, std::nullopt, ""};
   }
   return {};
