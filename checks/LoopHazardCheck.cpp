@@ -59,6 +59,9 @@ void LoopHazardCheck::registerMatchers(MatchFinder *Finder) {
                               forEach(varDecl(hasLocalStorage()).bind("local")))
                          .bind("declaration"),
                      this);
+  Finder->addMatcher(cxxBindTemporaryExpr(unless(isExpansionInSystemHeader()))
+                         .bind("temporary"),
+                     this);
   Finder->addMatcher(expr(anyOf(cxxNewExpr(), cxxDeleteExpr()),
                           unless(isExpansionInSystemHeader()))
                          .bind("newOrDelete"),
@@ -170,6 +173,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *Var = Result.Nodes.getNodeAs<VarDecl>("local")) {
     checkScopedDeviceBuffer(
         Var, Result.Nodes.getNodeAs<DeclStmt>("declaration"), Ctx);
+    return;
+  }
+  if (const auto *Temporary =
+          Result.Nodes.getNodeAs<CXXBindTemporaryExpr>("temporary")) {
+    checkTemporaryDeviceBuffer(Temporary, Ctx);
     return;
   }
   if (const auto *E = Result.Nodes.getNodeAs<Expr>("newOrDelete")) {
@@ -409,6 +417,46 @@ void LoopHazardCheck::noteLoop(const ExecutionFrequency &Frequency) {
       << Loop.Kind;
 }
 
+std::optional<LoopHazardCheck::ObjectSyncs>
+LoopHazardCheck::objectSyncs(const CXXRecordDecl *Class,
+                             const CXXConstructExpr *Construct,
+                             ASTContext &Ctx) {
+  ObjectSyncs Syncs;
+  Syncs.Operation =
+      Hazard{HazardKind::HostSync, /*IsLibTorch=*/false, "", "", nullptr, {},
+             std::nullopt};
+  // Only synchronizations come from constructors and destructors: a check
+  // that does not report them need not summarise every object's class.
+  if (!handles(Syncs.Operation))
+    return std::nullopt;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (isThrustDeviceVector(Class)) {
+    // The default constructor allocates nothing (nor does its destructor
+    // free anything): only a size, a fill or a copy does.
+    Syncs.Allocates = Syncs.Frees =
+        Construct && llvm::any_of(Construct->arguments(), [](const Expr *A) {
+          return !isa<CXXDefaultArgExpr>(A);
+        });
+    Syncs.Operation.Operation = "thrust::device_vector";
+    Syncs.Operation.CostPattern = patterns::CudaMallocFree;
+  } else if (!SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation()))) {
+    CallSummaries &Summaries = Analyses->summaries(ReportUnknownPlacement);
+    if (Construct && Construct->getConstructor())
+      Syncs.Allocation =
+          Summaries.find(Construct->getConstructor(), HazardKind::HostSync);
+    if (const CXXDestructorDecl *Destructor = Class->getDestructor())
+      Syncs.Release = Summaries.find(Destructor, HazardKind::HostSync);
+    Syncs.Allocates = Syncs.Allocation != nullptr;
+    Syncs.Frees = Syncs.Release != nullptr;
+    if (const HazardPath *First =
+            Syncs.Allocation ? Syncs.Allocation : Syncs.Release)
+      Syncs.Operation = First->Operation;
+  }
+  if (!(Syncs.Allocates || Syncs.Frees) || lacksCudaEvidence(Syncs.Operation))
+    return std::nullopt;
+  return Syncs;
+}
+
 void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
                                               const DeclStmt *Declaration,
                                               ASTContext &Ctx) {
@@ -417,40 +465,18 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
   if (!Declaration || Var->isStaticLocal() || Type->isReferenceType() ||
       !Class || !Class->hasDefinition() || Type->isDependentType())
     return;
-  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
-      Var->getInit() ? Var->getInit()->IgnoreImplicit() : nullptr);
-  const SourceManager &SM = Ctx.getSourceManager();
-  Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false, "", "", nullptr, {},
-           std::nullopt};
-  // Only synchronizations come from constructors and destructors: a check
-  // that does not report them need not summarise every local's class.
-  if (!handles(H))
-    return;
-  const HazardPath *Allocation = nullptr, *Release = nullptr;
-  bool Allocates = false, Frees = false;
-  if (isThrustDeviceVector(Class)) {
-    // The default constructor allocates nothing (nor does its destructor
-    // free anything): only a size, a fill or a copy does.
-    Allocates = Frees =
-        Construct && llvm::any_of(Construct->arguments(), [](const Expr *A) {
-          return !isa<CXXDefaultArgExpr>(A);
-        });
-    H.Operation = "thrust::device_vector";
-    H.CostPattern = patterns::CudaMallocFree;
-  } else if (!SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation()))) {
-    CallSummaries &Summaries = Analyses->summaries(ReportUnknownPlacement);
-    if (Construct && Construct->getConstructor())
-      Allocation =
-          Summaries.find(Construct->getConstructor(), HazardKind::HostSync);
-    if (const CXXDestructorDecl *Destructor = Class->getDestructor())
-      Release = Summaries.find(Destructor, HazardKind::HostSync);
-    Allocates = Allocation != nullptr;
-    Frees = Release != nullptr;
-    const HazardPath *First = Allocation ? Allocation : Release;
-    if (First)
-      H = First->Operation;
+  // `T x(n)`, `T x = T(n)`, `auto x = T(n)`: the constructor runs here.
+  const Expr *Init = Var->getInit();
+  while (Init) {
+    Init = Init->IgnoreImplicit();
+    const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Init);
+    if (!Cast)
+      break;
+    Init = Cast->getSubExpr();
   }
-  if (!(Allocates || Frees) || lacksCudaEvidence(H))
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Init);
+  std::optional<ObjectSyncs> Syncs = objectSyncs(Class, Construct, Ctx);
+  if (!Syncs)
     return;
   ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
   std::optional<std::string> Phrase = hotPhrase(Declaration, Frequency, Ctx);
@@ -458,18 +484,68 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
     return;
 
   diag(Var->getLocation(),
-       "'%0' %select{synchronizes with the GPU when it is created and when it "
-       "goes out of scope|synchronizes with the GPU when it is created|"
-       "synchronizes with the GPU when it goes out of scope}1 %2: the host "
-       "waits for all queued device work; create it once before the loop and "
-       "reuse it")
+       "'%0' synchronizes with the GPU %select{when it is created and when it "
+       "goes out of scope|when it is created|when it goes out of scope}1 %2: "
+       "the host waits for all queued device work; create it once before the "
+       "loop and reuse it")
       << Var->getName()
-      << (Allocates && Frees ? 0
-          : Allocates        ? 1
-                             : 2)
+      << (Syncs->Allocates && Syncs->Frees ? 0
+          : Syncs->Allocates               ? 1
+                                           : 2)
       << *Phrase;
-  noteObjectFinding(Var->getLocation(), H, Frequency, {Allocation, Release},
-                    Ctx);
+  noteObjectFinding(Var->getLocation(), Syncs->Operation, Frequency,
+                    {Syncs->Allocation, Syncs->Release}, Ctx);
+}
+
+void LoopHazardCheck::checkTemporaryDeviceBuffer(
+    const CXXBindTemporaryExpr *Temporary, ASTContext &Ctx) {
+  const CXXDestructorDecl *Destructor =
+      Temporary->getTemporary()->getDestructor();
+  if (!Destructor)
+    return;
+  // The prvalue that initializes a variable or is returned is that object
+  // itself (C++17), not a temporary: the variable's finding, if any.
+  for (DynTypedNodeList Parents = Ctx.getParents(*Temporary); !Parents.empty();
+       Parents = Ctx.getParents(Parents[0])) {
+    if (Parents[0].get<VarDecl>() || Parents[0].get<ReturnStmt>() ||
+        Parents[0].get<CXXCtorInitializer>())
+      return;
+    const auto *Wrapper = Parents[0].get<Expr>();
+    if (!Wrapper ||
+        !isa<MaterializeTemporaryExpr, ImplicitCastExpr, CXXFunctionalCastExpr,
+             ExprWithCleanups, CXXConstructExpr, ParenExpr>(Wrapper) ||
+        (isa<MaterializeTemporaryExpr>(Wrapper) &&
+         cast<MaterializeTemporaryExpr>(Wrapper)->getExtendingDecl()))
+      break;
+    // A copy or move constructor taking the temporary makes the object.
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(Wrapper);
+        Copy && Copy->getNumArgs() != 1)
+      break;
+  }
+  const CXXRecordDecl *Class = Destructor->getParent();
+  // A temporary returned by a call was constructed in the callee: only its
+  // destruction happens here.
+  const auto *Construct =
+      dyn_cast<CXXConstructExpr>(Temporary->getSubExpr()->IgnoreImplicit());
+  std::optional<ObjectSyncs> Syncs = objectSyncs(Class, Construct, Ctx);
+  if (!Syncs)
+    return;
+  ExecutionFrequency Frequency = analyzeFrequency(Temporary, Ctx);
+  std::optional<std::string> Phrase = hotPhrase(Temporary, Frequency, Ctx);
+  if (!Phrase)
+    return;
+  diag(Temporary->getBeginLoc(),
+       "a temporary '%0' synchronizes with the GPU %select{when it is created "
+       "and when it is destroyed|when it is created|when it is destroyed}1 %2: "
+       "the host waits for all queued device work; create one object before "
+       "the loop and reuse it")
+      << Class->getName()
+      << (Syncs->Allocates && Syncs->Frees ? 0
+          : Syncs->Allocates               ? 1
+                                           : 2)
+      << *Phrase;
+  noteObjectFinding(Temporary->getBeginLoc(), Syncs->Operation, Frequency,
+                    {Syncs->Allocation, Syncs->Release}, Ctx);
 }
 
 void LoopHazardCheck::checkHeapDeviceBuffer(const Expr *NewOrDelete,

@@ -102,6 +102,20 @@ private:
   /// every iteration. Reported at the declaration.
   void checkScopedDeviceBuffer(const VarDecl *Var, const DeclStmt *Declaration,
                                ASTContext &Ctx);
+  /// The same for a temporary (`Filter(frame)()`), destroyed at the end of
+  /// its statement.
+  void checkTemporaryDeviceBuffer(const CXXBindTemporaryExpr *Temporary,
+                                  ASTContext &Ctx);
+  /// What creating an object of \p Class (through \p Construct, when it is
+  /// built here) and destroying it synchronize, if anything.
+  struct ObjectSyncs {
+    Hazard Operation;
+    const HazardPath *Allocation = nullptr, *Release = nullptr;
+    bool Allocates = false, Frees = false;
+  };
+  std::optional<ObjectSyncs> objectSyncs(const CXXRecordDecl *Class,
+                                         const CXXConstructExpr *Construct,
+                                         ASTContext &Ctx);
   /// The same for `new T(...)` and `delete p` of such a class in a loop.
   void checkHeapDeviceBuffer(const Expr *NewOrDelete, ASTContext &Ctx);
   void reportInStepFunction(const CallExpr *Call, const Hazard &H,

@@ -2758,3 +2758,55 @@ void scale(torch::Tensor G, int64_t N) {
                        "tensor and a cuda tensor"))
       << R.Out;
 }
+
+// A frame loop builds a temporary filter object whose constructor and
+// destructor, defined in another file, allocate and free device memory:
+// they run on every frame, and the file that defines them says so.
+TEST_F(ToolTest, ConstructorsAndDestructorsRunInALoopOfAnotherFile) {
+  std::string Header = write("filter.h", R"cpp(#pragma once
+#include <cuda_runtime.h>
+class Filter {
+public:
+  explicit Filter(int N);
+  ~Filter();
+  float operator()();
+private:
+  float *Data = nullptr;
+  int N;
+};
+)cpp");
+  std::string Filter = write("filter.cu", R"cpp(#include "filter.h"
+__global__ void blur(float *D, int N) { if (threadIdx.x < N) D[threadIdx.x] = 0; }
+Filter::Filter(int N) : N(N) { cudaMalloc(&Data, N * sizeof(float)); }
+Filter::~Filter() { cudaFree(Data); }
+float Filter::operator()() { blur<<<1, 32>>>(Data, N); return 0.f; }
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include "filter.h"
+float once() { return Filter(16)(); }
+int main(int Frames) {
+  float Sum = once();
+  for (int Frame = 0; Frame < Frames; ++Frame)
+    Sum += Filter(1024)();
+  return Sum > 0;
+}
+)cpp");
+  const std::string Created =
+      "filter.cu:3:32: warning: 'cudaMalloc' synchronizes with the GPU "
+      "whenever a 'Filter' is created, which happens on every iteration of "
+      "the loop at main.cpp:5: the host waits for all queued device work, so "
+      "CPU and GPU stop overlapping [xfer-sync-in-loop]";
+  const std::string Destroyed =
+      "filter.cu:4:21: warning: 'cudaFree' synchronizes with the GPU "
+      "whenever a 'Filter' is destroyed, which happens on every iteration of "
+      "the loop at main.cpp:5: the host waits for all queued device work, so "
+      "CPU and GPU stop overlapping [xfer-sync-in-loop]";
+  std::vector<std::string> Args = {
+      "--no-cache",           Filter,       Main,       "--",
+      "-I" + Dir.str().str(), "-idirafter", StubInclude};
+  RunOutcome R = run(Tool, Args);
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos, R.Out.find(Created)) << R.Out;
+  EXPECT_NE(std::string::npos, R.Out.find(Destroyed)) << R.Out;
+  EXPECT_EQ(2u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
+  (void)Header;
+}

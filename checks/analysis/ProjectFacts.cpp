@@ -52,16 +52,51 @@ std::string functionKey(const FunctionDecl *Function) {
 
 llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                         DeviceInference &Devices) {
-  // Every call in user code to a function declared in user code.
-  llvm::SmallVector<const CallExpr *, 64> Calls;
+  // Every call in user code to a function declared in user code, and every
+  // construction and destruction of an object of a user class whose
+  // constructor or destructor another file defines: a temporary filter
+  // object built in a frame loop runs both on every frame, and only the
+  // file that defines them can tell what they do.
+  struct CallSite {
+    const Stmt *Site;
+    const FunctionDecl *Callee;
+  };
+  llvm::SmallVector<CallSite, 64> Calls;
   llvm::SmallVector<const FunctionDecl *, 32> Definitions;
   const SourceManager &SM = Ctx.getSourceManager();
+  auto InUserCode = [&](const FunctionDecl *Function) {
+    return Function &&
+           !SM.isInSystemHeader(SM.getExpansionLoc(Function->getLocation()));
+  };
+  auto DefinedElsewhere = [&](const FunctionDecl *Function) {
+    return InUserCode(Function) && !Function->isImplicit() &&
+           !Function->hasBody();
+  };
   auto OnStmt = [&](const Stmt &S) {
-    if (const auto *Call = dyn_cast<CallExpr>(&S))
-      if (const FunctionDecl *Callee = stepCallee(Call);
-          Callee &&
-          !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
-        Calls.push_back(Call);
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee))
+        Calls.push_back({Call, Callee});
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
+      if (DefinedElsewhere(Construct->getConstructor()))
+        Calls.push_back({Construct, Construct->getConstructor()});
+    } else if (const auto *Temporary = dyn_cast<CXXBindTemporaryExpr>(&S)) {
+      if (const CXXDestructorDecl *Destructor =
+              Temporary->getTemporary()->getDestructor();
+          DefinedElsewhere(Destructor))
+        Calls.push_back({Temporary, Destructor});
+    } else if (const auto *Declaration = dyn_cast<DeclStmt>(&S)) {
+      for (const Decl *D : Declaration->decls()) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        const CXXRecordDecl *Class = Var && Var->isLocalVarDecl() &&
+                                             !Var->isStaticLocal() &&
+                                             !Var->getType()->isReferenceType()
+                                         ? Var->getType()->getAsCXXRecordDecl()
+                                         : nullptr;
+        if (Class && Class->hasDefinition() && !Class->isDependentType() &&
+            DefinedElsewhere(Class->getDestructor()))
+          Calls.push_back({Declaration, Class->getDestructor()});
+      }
+    }
     return WalkStep::Continue;
   };
   auto OnDecl = [&](const Decl &D) {
@@ -118,17 +153,16 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       It->second = classifyLoop(Loop, Ctx);
     return It->second;
   };
-  for (const CallExpr *Call : Calls) {
-    const FunctionDecl *Callee = stepCallee(Call);
+  for (const auto &[Site, Callee] : Calls) {
     // Which calls run on every step: on every iteration of a loop that
     // queues device work (not an evaluation pass), or unconditionally from
     // a function that does.
-    ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
+    ExecutionFrequency Frequency = analyzeFrequency(Site, Ctx);
     // Beside a step loop (a call that runs the optimisation of each scale)
     // the call runs once per round of that loop: not on every step.
     if (Frequency.Guard == GuardKind::None && !Frequency.isEpochLevel()) {
       if (!Frequency.inLoop()) {
-        if (const FunctionDecl *Caller = enclosingFunction(Call, Ctx))
+        if (const FunctionDecl *Caller = enclosingFunction(Site, Ctx))
           Facts.Calls.emplace_back(functionKey(Caller), functionKey(Callee));
       } else if (llvm::any_of(Frequency.Loops,
                               [&](const EnclosingLoop &L) {
@@ -162,7 +196,8 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                                  std::move(Conditional));
       }
     }
-    if (!Callee->getNumParams())
+    const auto *Call = dyn_cast<CallExpr>(Site);
+    if (!Call || !Callee->getNumParams())
       continue;
     const unsigned First =
         isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;

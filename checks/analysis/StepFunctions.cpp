@@ -104,9 +104,21 @@ bool isCalledInLoopHere(const FunctionDecl *Function, DeviceInference &Devices,
 
 std::optional<std::string> stepPhrase(const FunctionDecl *Function,
                                       const ProjectFacts *Facts) {
-  if (!Function || isa<CXXConstructorDecl>(Function) ||
-      isa<CXXDestructorDecl>(Function))
+  if (!Function)
     return std::nullopt;
+  // Constructors and destructors run where objects are made and destroyed:
+  // on every step only where another file makes them there (an object
+  // made in a loop of this file is a finding at the object).
+  if (isa<CXXConstructorDecl, CXXDestructorDecl>(Function)) {
+    const StepOrigin *Origin = Facts ? Facts->stepOrigin(Function) : nullptr;
+    if (!Origin)
+      return std::nullopt;
+    return (llvm::Twine("whenever a '") +
+            cast<CXXMethodDecl>(Function)->getParent()->getName() + "' is " +
+            (isa<CXXConstructorDecl>(Function) ? "created" : "destroyed") +
+            ", which happens on every iteration of the loop at " + Origin->Loop)
+        .str();
+  }
   std::string Name = Function->getQualifiedNameAsString() + "()";
   if (Facts)
     if (const StepOrigin *Origin = Facts->stepOrigin(Function))

@@ -77,3 +77,31 @@ void deletePerStep(int Steps, int N) {
   }
   delete Kept;
 }
+
+// Temporaries live to the end of their statement: one built in a loop
+// allocates and frees on every iteration too.
+DeviceBuffer makeBuffer(size_t Bytes);
+void consume(DeviceBuffer Buffer);
+
+void temporariesPerStep(int Steps, int N) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchWork(DeviceBuffer(N * sizeof(float)).get(), N);
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: a temporary 'DeviceBuffer' synchronizes with the GPU when it is created and when it is destroyed on every iteration of the loop at line 87: the host waits for all queued device work; create one object before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :87:3: note: loop starts here
+    // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    launchWork(makeBuffer(N * sizeof(float)).get(), N);
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: a temporary 'DeviceBuffer' synchronizes with the GPU when it is destroyed on every iteration of the loop at line 87: the host waits for all queued device work; create one object before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :87:3: note: loop starts here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    auto Named = DeviceBuffer(N * sizeof(float));
+    // XFER-WARNING: :[[@LINE-1]]:10: warning: 'Named' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 87: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :87:3: note: loop starts here
+    // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here
+    launchWork(Named.get(), N);
+    launchWork(DeviceSpan{Named.get(), N}.Data, N); // a view: no temporary cost
+  }
+  // Negative: once, before or after the loop.
+  launchWork(DeviceBuffer(N * sizeof(float)).get(), N);
+}
