@@ -165,6 +165,16 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
   if (const auto *Arrow = Result.Nodes.getNodeAs<MemberExpr>("arrow")) {
+    // &p->field and p->array (decaying to a pointer) only compute an
+    // address: `cub::DeviceReduce::Sum(..., lattice->spins, ...)`.
+    const Stmt *Outer = parentStmt(Arrow, Ctx);
+    while (isa_and_nonnull<ParenExpr>(Outer))
+      Outer = parentStmt(Outer, Ctx);
+    const auto *AddressOf = dyn_cast_or_null<UnaryOperator>(Outer);
+    const auto *Decay = dyn_cast_or_null<ImplicitCastExpr>(Outer);
+    if ((AddressOf && AddressOf->getOpcode() == UO_AddrOf) ||
+        (Decay && Decay->getCastKind() == CK_ArrayToPointerDecay))
+      return;
     if (Arrow->getBase()->getType()->isPointerType() &&
         !isa<CXXThisExpr>(Arrow->getBase()->IgnoreParenImpCasts()))
       checkHostAccess(Arrow, Arrow->getBase(), "dereferenced", Ctx);

@@ -30,6 +30,8 @@ LoopHazardCheck::LoopHazardCheck(llvm::StringRef Name,
           Options.getLocalOrGlobal("ReportTerminationReadBacks", false)),
       ReportFeedbackReadBacks(
           Options.getLocalOrGlobal("ReportFeedbackReadBacks", false)),
+      ReportOutputReadBacks(
+          Options.getLocalOrGlobal("ReportOutputReadBacks", false)),
       ProjectIndex(Options.getLocalOrGlobal("ProjectIndex", "")),
       Costs(Options) {}
 
@@ -43,6 +45,7 @@ void LoopHazardCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportTerminationReadBacks",
                 ReportTerminationReadBacks);
   Options.store(Opts, "ReportFeedbackReadBacks", ReportFeedbackReadBacks);
+  Options.store(Opts, "ReportOutputReadBacks", ReportOutputReadBacks);
   Options.store(Opts, "ProjectIndex", ProjectIndex);
   Costs.storeOptions(Options, Opts);
 }
@@ -263,6 +266,13 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       });
   if (FeedsUpload && !ReportFeedbackReadBacks)
     return;
+  // The product of an inference or simulation step that the host draws,
+  // writes or returns must come back on every iteration.
+  const bool ConsumesOutput =
+      !Path && !FeedsUpload && H->Kind == HazardKind::DeviceToHostCopy &&
+      consumesCopiedOutput(Call, loopBody(Frequency.Loops.front().Loop), Ctx);
+  if (ConsumesOutput && !ReportOutputReadBacks)
+    return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
     return;
 
@@ -293,6 +303,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
          "the value decides whether the loop goes on: checking it every N "
          "iterations lets the GPU run ahead in between",
          DiagnosticIDs::Note);
+  if (ConsumesOutput)
+    noteConsumedOutput(Call);
   citeCost(Call->getExprLoc(), *H, Frequency, Ctx);
 }
 
@@ -366,8 +378,16 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   if (lacksCudaEvidence(H))
     return;
+  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
+  const bool ConsumesOutput =
+      H.Kind == HazardKind::DeviceToHostCopy && Function &&
+      consumesCopiedOutput(Call, Function->getBody(), Ctx);
+  if (ConsumesOutput && !ReportOutputReadBacks)
+    return;
   warn(Call, H, *Phrase);
   noteReadBacksAfter(Call, Ctx);
+  if (ConsumesOutput)
+    noteConsumedOutput(Call);
   citeCost(Call->getExprLoc(), H, Frequency, Ctx);
 }
 
@@ -402,11 +422,23 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
   // No loop here: a method that runs once per step (forward(), a helper a
   // loop in another file calls), unless a loop here calls it (reported
   // there).
+  // A function that runs a training loop of its own (an epoch's batch
+  // loop) does the rest of its work once per epoch: a validation loss read
+  // after the batch loop is periodic evaluation.
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
   if (Frequency.Guard != GuardKind::None || !Function ||
-      isCalledInLoopHere(Function, Analyses->devices(), Ctx))
+      isCalledInLoopHere(Function, Analyses->devices(), Ctx) ||
+      runsTrainingEpoch(Function, Ctx))
     return std::nullopt;
   return stepPhrase(Function, Facts.get());
+}
+
+void LoopHazardCheck::noteConsumedOutput(const CallExpr *Copy) {
+  diag(Copy->getExprLoc(),
+       "the host uses what the copy brings back in the same iteration: if "
+       "it is the result the program needs, the copy is necessary; keep it "
+       "to one transfer",
+       DiagnosticIDs::Note);
 }
 
 void LoopHazardCheck::noteLoop(const ExecutionFrequency &Frequency) {

@@ -88,6 +88,9 @@ private:
   std::optional<std::string> hotPhrase(const Stmt *S,
                                        const ExecutionFrequency &Frequency,
                                        ASTContext &Ctx);
+  /// The note on a copy whose result the host consumes (reported only
+  /// with ReportOutputReadBacks).
+  void noteConsumedOutput(const CallExpr *Copy);
   /// "loop starts here", when \p Frequency has a loop.
   void noteLoop(const ExecutionFrequency &Frequency);
   /// The notes of a finding at an object's declaration, `new` or `delete`:
@@ -135,6 +138,7 @@ private:
   const bool ReportEvaluationLoops;
   const bool ReportTerminationReadBacks;
   const bool ReportFeedbackReadBacks;
+  const bool ReportOutputReadBacks;
   /// The program's facts across translation units (option ProjectIndex,
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;

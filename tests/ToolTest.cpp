@@ -2810,3 +2810,40 @@ int main(int Frames) {
   EXPECT_EQ(2u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
   (void)Header;
 }
+
+// A function that runs a training loop of its own is one epoch: a loop in
+// another file that calls it runs epochs, and the validation loss it reads
+// after its batch loop is periodic evaluation, not a per-step read-back.
+TEST_F(ToolTest, WorkBesideTheBatchLoopOfAnEpochFunctionIsNotPerStep) {
+  std::string Train = write("epoch.cpp", R"cpp(#include <torch/torch.h>
+float epoch(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+            torch::Tensor X, torch::Tensor ValX, int Batches) {
+  float Sum = 0;
+  for (int B = 0; B < Batches; ++B) {
+    auto Loss = Model(X).mean();
+    Loss.backward();
+    Opt.step();
+    Sum += Loss.item<float>();
+  }
+  auto Val = Model(ValX).mean();
+  return Sum + Val.item<float>();
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <torch/torch.h>
+float epoch(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+            torch::Tensor X, torch::Tensor ValX, int Batches);
+void run(torch::nn::Linear &Model, torch::optim::Optimizer &Opt, int Epochs) {
+  auto X = torch::ones({4}, torch::kCUDA);
+  for (int E = 0; E < Epochs; ++E)
+    epoch(Model, Opt, X, X, 100);
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Train, Main, "--", "-std=c++17",
+                            "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("epoch.cpp:9:17: warning: 'item<float>()' synchronizes "
+                       "with the GPU on every iteration of the loop at line 5"))
+      << R.Out;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
+}

@@ -293,6 +293,30 @@ bool isFollowedByLoopExit(const Stmt *Child, const CompoundStmt *Block) {
   return false;
 }
 
+/// True if a statement after \p Child in \p Block ends the program
+/// (`exit(EXIT_SUCCESS)`, `abort()`) and nothing between them can jump
+/// past it (an early `return` on success): what runs before it runs once.
+bool isFollowedByProgramExit(const Stmt *Child, const CompoundStmt *Block) {
+  bool Seen = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == Child) {
+      Seen = true;
+      continue;
+    }
+    if (!Seen)
+      continue;
+    const auto *Call = dyn_cast<CallExpr>(S);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (Callee && Callee->isNoReturn())
+      return true;
+    if (containsMatch<Stmt>(S, [](const Stmt &Inner) {
+          return isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt>(Inner);
+        }))
+      return false;
+  }
+  return false;
+}
+
 /// The object or variable a flush guard tests: `pending.size()` gives
 /// `pending`, `count` gives `count`.
 const ValueDecl *flushSubject(const Expr *E) {
@@ -899,6 +923,13 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
   return Found;
 }
 
+bool runsTrainingEpoch(const FunctionDecl *Function, ASTContext &Ctx) {
+  const Stmt *StepLoop = findStepLoopInside(Function, Ctx);
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  return StepLoop &&
+         takesTrainingStep(StepLoop, Ctx.getSourceManager(), Visited, 0);
+}
+
 namespace {
 
 /// The first loop inside \p Body that does not hold \p S and runs the
@@ -1080,6 +1111,8 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
                Block && BeforeFirstLoop) {
       Strongest = rarer(Strongest, guardOfEarlierSkips(Child, Block, Ctx));
+      if (isFollowedByProgramExit(Child, Block))
+        Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
       const Stmt *BlockParent = parentStmt(Block, Ctx);
       if (isFollowedByLoopExit(Child, Block) &&
           (!BlockParent || !isa<SwitchStmt>(BlockParent)))
@@ -1484,8 +1517,19 @@ bool namesErrorCheck(llvm::StringRef Name) {
            Text.contains("state") || Text.contains("status")));
 }
 
+/// True if \p Name says it reads a property (`pixelCount`, `getSize`,
+/// `num_rows`): an accessor, not a step.
+bool namesAccessor(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
+  return llvm::is_contained({"count", "size", "length", "width", "height",
+                             "rows", "cols", "index", "id", "name", "dim",
+                             "dims", "shape", "capacity"},
+                            llvm::StringRef(Words.back()));
+}
+
 bool namesWorkFreeHelper(llvm::StringRef Name) {
-  return namesResourceRelease(Name) || namesErrorCheck(Name);
+  return namesResourceRelease(Name) || namesErrorCheck(Name) ||
+         namesAccessor(Name);
 }
 
 bool UnseenFunctions::mayQueueDeviceWork(const FunctionDecl *Function) const {
@@ -1784,6 +1828,138 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
         Changed |= Derived.insert(Var).second;
   }
   return Derived;
+}
+
+namespace {
+
+/// True if \p Call only shows a value to a person: a stream insertion into
+/// std::cout, std::cerr or std::clog, or a print or logging call (not a
+/// write to a file).
+bool printsToConsole(const CallExpr *Call) {
+  if (!writesOutput(Call))
+    return false;
+  if (const auto *Insertion = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const Expr *Root = Insertion->getArg(0)->IgnoreParenImpCasts();
+    while (const auto *Inner = dyn_cast<CXXOperatorCallExpr>(Root)) {
+      if (Inner->getOperator() != OO_LessLess || Inner->getNumArgs() != 2)
+        break;
+      Root = Inner->getArg(0)->IgnoreParenImpCasts();
+    }
+    const auto *Stream = dyn_cast<DeclRefExpr>(Root);
+    return Stream && Stream->getDecl()->getIdentifier() &&
+           llvm::is_contained({"cout", "cerr", "clog"},
+                              Stream->getDecl()->getName());
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return !Callee || !Callee->getIdentifier() ||
+         !llvm::is_contained({"fwrite", "fputs", "fprintf"}, Callee->getName());
+}
+
+/// True if the LibTorch call \p Call hands a tensor's host memory to host
+/// code (`data_ptr`, `accessor`, `item`): other LibTorch operations could
+/// as well run on the device.
+bool exposesHostData(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return Callee && Callee->getIdentifier() &&
+         llvm::is_contained({"data_ptr", "data", "accessor", "item",
+                             "const_data_ptr", "mutable_data_ptr"},
+                            Callee->getName());
+}
+
+/// True if host code other than a print, a LibTorch operation or an
+/// overwrite takes the value \p Use refers to (or an element of it): it is
+/// returned, handed to a function of the program or of a non-LibTorch
+/// library (OpenCV, the C++ library), written to a file, or, with
+/// \p StoreConsumes, stored in a variable.
+bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
+  const Stmt *Child = Use;
+  for (const Stmt *P = parentStmt(Use, Ctx); P;
+       Child = P, P = parentStmt(P, Ctx)) {
+    if (isa<ReturnStmt>(P))
+      return true;
+    // An element read (`host[i]`) is consumed by what takes the element.
+    if (isa<ArraySubscriptExpr>(P))
+      continue;
+    if (isa<DeclStmt>(P))
+      return StoreConsumes;
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(P);
+        Cast && Cast->getType()->isVoidType())
+      return false;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(P);
+        Assign && Assign->isAssignmentOp() && Child == Assign->getLHS())
+      return false;
+    if (const auto *Call = dyn_cast<CallExpr>(P)) {
+      if (printsToConsole(Call))
+        return false;
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+          Member && Member->getImplicitObjectArgument() &&
+          Member->getImplicitObjectArgument()
+                  ->IgnoreImplicit()
+                  ->IgnoreParens() == Use->IgnoreImplicit()->IgnoreParens()) {
+        const CXXMethodDecl *Method = Member->getMethodDecl();
+        if (Method && isInLibTorch(Method))
+          return exposesHostData(Call);
+        return true;
+      }
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
+        if (Operator->getOperator() == OO_Equal && Child == Call->getArg(0))
+          return false; // overwritten
+        if (Operator->getOperator() == OO_LessLess)
+          return true; // into a file
+        if (Operator->getOperator() == OO_Subscript)
+          return !(Callee && isInLibTorch(Callee));
+      }
+      if (!Callee || isInLibTorch(Callee))
+        return false;
+      // The destination of another copy is overwritten, not read.
+      if (Callee->getIdentifier() &&
+          Callee->getName().starts_with("cudaMemcpy") && Call->getNumArgs() &&
+          Call->getArg(0)->IgnoreParenImpCasts() ==
+              dyn_cast<Expr>(Child)->IgnoreParenImpCasts())
+        return false;
+      return true;
+    }
+    if (!isa<Expr>(P))
+      return false;
+  }
+  return false;
+}
+
+} // namespace
+
+bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
+                          ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  if (!Scope || takesTrainingStep(Scope, SM, Visited, 0))
+    return false;
+  // A copy of a few bytes brings a scalar back (a count, an energy for a
+  // running sum): a value read, not the product of the iteration.
+  if (std::optional<CudaApi> Api = identifyCudaCall(Copy);
+      Api && (*Api == CudaApi::Memcpy || isAsyncCopy(*Api)) &&
+      Copy->getNumArgs() >= 3) {
+    std::optional<int64_t> Bytes = evaluateInt(Copy->getArg(2), Ctx);
+    constexpr int64_t ScalarBytes = 16;
+    if (Bytes && *Bytes <= ScalarBytes)
+      return false;
+  }
+  // A LibTorch copy handed on in the same expression (returned,
+  // `ToCvImage(mask.cpu())`), else the host memory it fills, used after it
+  // in the same iteration (or call).
+  if (identifyTorchCall(Copy) &&
+      consumesOnHost(Copy, /*StoreConsumes=*/false, Ctx))
+    return true;
+  const VarDecl *Destination = readBackDestination(Copy, Ctx);
+  if (!Destination)
+    return false;
+  return containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Ref) {
+    return Ref.getDecl()->getCanonicalDecl() ==
+               Destination->getCanonicalDecl() &&
+           SM.isBeforeInTranslationUnit(Copy->getEndLoc(), Ref.getBeginLoc()) &&
+           !isWithin(&Ref, Copy, Ctx) &&
+           consumesOnHost(&Ref, /*StoreConsumes=*/true, Ctx);
+  });
 }
 
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
@@ -2188,6 +2364,37 @@ static bool queuesCopyOrFill(const CallExpr &Call) {
   return isCudaMemset(Callee) || isNamed(Callee, "cudaMemPrefetchAsync");
 }
 
+namespace {
+
+/// True if \p Call runs a function of the program that waits for the whole
+/// device in a statement of its own (not under a branch) and queues no
+/// device work after it: an error-check helper (`checkCUDAError(msg)`)
+/// that starts with cudaDeviceSynchronize.
+bool endsWithDeviceWait(const CallExpr &Call, ASTContext &Ctx,
+                        const ProjectFacts *Facts) {
+  const FunctionDecl *Definition = definedCallee(&Call, Ctx.getSourceManager());
+  const auto *Body = Definition
+                         ? dyn_cast_or_null<CompoundStmt>(Definition->getBody())
+                         : nullptr;
+  if (!Body)
+    return false;
+  bool Waited = false;
+  for (const Stmt *S : Body->body()) {
+    const auto *Wait = dyn_cast<CallExpr>(S);
+    std::optional<CudaApi> Api = Wait ? identifyCudaCall(Wait) : std::nullopt;
+    if (Api && (*Api == CudaApi::DeviceSynchronize ||
+                *Api == CudaApi::ThreadSynchronize)) {
+      Waited = true;
+      continue;
+    }
+    if (Waited && queuesDeviceWork(S, Ctx, UnseenFunctions{Facts}))
+      return false;
+  }
+  return Waited;
+}
+
+} // namespace
+
 bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
                             ASTContext &Ctx, const ProjectFacts *Facts) {
   using Mark = ExecutionOrder::Mark;
@@ -2221,6 +2428,8 @@ bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
       return Mark::Neither;
     if (waitsForDevice(*Call, Ctx))
       return Covers(*Call) ? Mark::Found : Mark::Neither;
+    if (endsWithDeviceWait(*Call, Ctx, Facts))
+      return Mark::Found;
     // Copies and fills are work a wait waits for, though not computation.
     if (queuesCopyOrFill(*Call))
       return Mark::Blocked;

@@ -103,7 +103,8 @@ bool namesResourceRelease(llvm::StringRef Name);
 bool namesErrorCheck(llvm::StringRef Name);
 
 /// A function defined in no file given whose name says it releases
-/// resources or checks errors is taken to queue no device work.
+/// resources, checks errors or reads a property (`pixelCount`) is taken to
+/// queue no device work.
 bool namesWorkFreeHelper(llvm::StringRef Name);
 
 /// What a search for device work assumes of the functions this translation
@@ -166,6 +167,15 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx);
 
+/// True if the host memory a device-to-host copy \p Copy fills is the
+/// product the host consumes after it within \p Scope (a loop body, or the
+/// body of a function that runs once per step): returned, handed to a
+/// function, or used by host code other than a print (drawn, written,
+/// searched). Not where \p Scope takes a training step (a copy there serves
+/// logging or metrics) or for a copy of a few bytes (a scalar).
+bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
+                          ASTContext &Ctx);
+
 /// The same for a read-back in a method that runs once per step with no
 /// loop visible here (the loop is in another file): the value, or what the
 /// method computes from it, is stored into a member of its class that a
@@ -225,6 +235,11 @@ std::string describeFrequency(const ExecutionFrequency &Frequency,
 /// statements of a loop that also calls \p Function run once per run of
 /// that loop, not once per step.
 const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);
+
+/// True if \p Function runs a training loop of its own (its step loop takes
+/// a training step: backward(), an optimizer's step()): a call of it is an
+/// epoch.
+bool runsTrainingEpoch(const FunctionDecl *Function, ASTContext &Ctx);
 
 std::optional<uint64_t> constantTripCount(const Stmt *Loop,
                                           const ASTContext &Ctx);

@@ -1,7 +1,7 @@
 // XFER-ARGS: -isystem %include
 // XFER-CHECKS: -*,xfer-copy-in-loop,xfer-sync-in-loop
-// Corpus: which inner loop makes a statement "once per epoch". Only a loop
-// that runs on every iteration and queues device work is the batch loop.
+// XFER-CONFIG: {CheckOptions: {xfer-copy-in-loop.ReportOutputReadBacks: true}}
+// Which inner loop is the batch loop (corpus); copied results reported too.
 #include <cuda_runtime.h>
 
 void enqueueForward(float *Dev, int Position);

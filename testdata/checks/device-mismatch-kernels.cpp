@@ -51,3 +51,23 @@ void launches(int N, float *Unknown) {
   free(Host);
   delete[] Allocated;
 }
+
+// Naming a member through a device pointer only computes an address when
+// the member is an array (it decays) or its address is taken; reading a
+// member is a host access.
+struct Lattice {
+  float Spins[64];
+  float Energy;
+};
+void sumOnDevice(const float *Values, float *Result, int N);
+
+void observe(float *Result) {
+  Lattice *Device = nullptr;
+  cudaMalloc((void **)&Device, sizeof(Lattice));
+  sumOnDevice(Device->Spins, Result, 64);
+  float *EnergySlot = &Device->Energy;
+  float Energy = Device->Energy;
+  // XFER-WARNING: :[[@LINE-1]]:26: warning: device memory 'Device' is dereferenced in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-NOTE: :66:3: note: 'Device' is device memory: allocated by cudaMalloc
+  (void)EnergySlot, (void)Energy;
+}

@@ -58,7 +58,7 @@ void advanceInTime(double *DeviceLambdas, double *Lambdas, int Cells,
   double Time = 0.0;
   while (Time < EndTime) {
     launchLambdas(DeviceLambdas, Cells);
-    cudaMemcpy(Lambdas, DeviceLambdas, Cells * sizeof(double),
+    cudaMemcpy(Lambdas, DeviceLambdas, sizeof(double), // one value
                cudaMemcpyDeviceToHost);
     double Largest = Lambdas[0];
     for (int Cell = 1; Cell < Cells; ++Cell)
@@ -83,7 +83,7 @@ void accumulate(double *DeviceLambdas, double *Lambdas, int Cells, int Steps) {
   double Total = 0.0;
   for (int Step = 0; Step < Steps; ++Step) {
     launchLambdas(DeviceLambdas, Cells);
-    cudaMemcpy(Lambdas, DeviceLambdas, Cells * sizeof(double),
+    cudaMemcpy(Lambdas, DeviceLambdas, sizeof(double), // one value
                cudaMemcpyDeviceToHost);
     // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here

@@ -215,3 +215,33 @@ void solveOnEachStream(double *X, cudaStream_t *Streams, int StreamsNumber,
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     // XFER-NOTE: :[[@LINE-12]]:3: note: 'cudaMalloc' synchronizes with the GPU here
 }
+
+// A helper defined in no file given whose name says it reads a property
+// (`pixelCount`, `getSize`) queues no device work: the per-texture upload
+// loop around it is setup.
+struct Texture {
+  int pixelCount();
+  float *Pixels;
+};
+
+void uploadTextures(Texture **Textures, float **Device, int Count) {
+  for (int T = 0; T < Count; ++T) {
+    int Pixels = Textures[T]->pixelCount();
+    cudaMalloc((void **)&Device[T], Pixels * sizeof(float));
+    cudaMemcpy(Device[T], Textures[T]->Pixels, Pixels * sizeof(float),
+               cudaMemcpyHostToDevice);
+  }
+}
+
+// A branch that ends the program (exit(), abort()) runs once.
+[[noreturn]] void quitProgram(int Status);
+
+void frameLoop(float *Data, int Frames) {
+  for (int F = 0;; ++F) {
+    step(Data, 1024);
+    if (F >= Frames) {
+      cudaFree(Data);
+      quitProgram(0);
+    }
+  }
+}

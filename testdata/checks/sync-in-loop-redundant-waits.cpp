@@ -103,3 +103,24 @@ void waitsPerStream(int *P, int Num, int Steps, cudaStream_t *Streams) {
     // XFER-NOTE: :[[@LINE-11]]:3: note: loop starts here
   }
 }
+
+// An error-check helper that starts with a device-wide wait covers a wait
+// right after its call: the second waits for nothing.
+void checkStage(const char *Stage) {
+  cudaDeviceSynchronize();
+  cudaError_t Status = cudaGetLastError();
+  if (Status == cudaSuccess)
+    return;
+  std::printf("%s failed\n", Stage);
+}
+
+void bounces(float *Data, int Depth) {
+  for (int D = 0; D < Depth; ++D) {
+    launchWork(Data, 1024);
+    checkStage("bounce");
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'checkStage()' synchronizes with the GPU on every iteration of the loop at line 118: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :118:3: note: loop starts here
+    // XFER-NOTE: :110:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    cudaDeviceSynchronize();
+  }
+}

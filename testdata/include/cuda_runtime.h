@@ -66,6 +66,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t Stream);
 cudaError_t cudaEventSynchronize(cudaEvent_t Event);
 cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End);
 const char *cudaGetErrorString(cudaError_t Error);
+cudaError_t cudaGetLastError();
 cudaError_t cudaEventRecord(cudaEvent_t Event, cudaStream_t Stream = 0);
 cudaError_t cudaMalloc(void **DevPtr, size_t Size);
 cudaError_t cudaMallocHost(void **Ptr, size_t Size);

@@ -1,0 +1,87 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-copy-in-loop
+// The product of an inference or simulation step that the host uses on the
+// same iteration (draws, writes, returns, hands to its own code) must come
+// back: the copy is necessary work, silent unless ReportOutputReadBacks.
+// Copies the host does not use, only prints, or uses for LibTorch
+// operations it could run on the device stay findings.
+#include <cuda_runtime.h>
+#include <torch/torch.h>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+void launchStep(float *Field, int N);
+void drawFrame(const float *Pixels, int N);
+void show(const torch::Tensor &Mask);
+
+// Negatives: the field is drawn, written to a file, returned.
+void simulate(float *Field, float *Host, int N, int Steps) {
+  std::ofstream Out("field.txt");
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchStep(Field, N);
+    cudaMemcpy(Host, Field, N * sizeof(float), cudaMemcpyDeviceToHost);
+    drawFrame(Host, N);
+  }
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchStep(Field, N);
+    cudaMemcpy(Host, Field, N * sizeof(float), cudaMemcpyDeviceToHost);
+    Out << Host[0];
+  }
+}
+
+std::vector<float> segment(torch::nn::Linear &Model, torch::Tensor Frame,
+                           int Frames) {
+  torch::NoGradGuard NoGrad;
+  std::vector<float> Areas;
+  torch::Tensor Input = Frame.to(torch::kCUDA);
+  for (int F = 0; F < Frames; ++F) {
+    torch::Tensor Mask = Model->forward(Input);
+    torch::Tensor Host = Mask.to(torch::kCPU);
+    show(Host);
+    Areas.push_back(*Mask.cpu().data_ptr<float>());
+  }
+  return Areas;
+}
+
+// Positives: the copy is never used, only printed, or only fed to LibTorch
+// operations; a copy in a training loop serves logging or metrics.
+void unusedCopies(float *Field, float *Host, float *Shown, int N, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchStep(Field, N);
+    cudaMemcpy(Host, Field, N * sizeof(float), cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 50: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    cudaMemcpy(Shown, Field, N * sizeof(float), cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 50: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-7]]:3: note: loop starts here
+    std::cout << Shown[0] << "\n";
+  }
+}
+
+void trainAndLog(torch::nn::Linear &Model, torch::optim::SGD &Optimizer,
+                 torch::Tensor X, int Steps) {
+  torch::Tensor Input = X.to(torch::kCUDA);
+  for (int Step = 0; Step < Steps; ++Step) {
+    torch::Tensor Out = Model->forward(Input);
+    Out.sum().backward();
+    Optimizer.step();
+    torch::Tensor Host = Out.cpu();
+    // XFER-WARNING: :[[@LINE-1]]:30: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 65: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
+    show(Host);
+  }
+}
+
+void hostArithmetic(torch::nn::Linear &Model, torch::Tensor X, int Frames) {
+  torch::NoGradGuard NoGrad;
+  torch::Tensor Total = torch::zeros({4});
+  torch::Tensor Input = X.to(torch::kCUDA);
+  for (int F = 0; F < Frames; ++F) {
+    torch::Tensor Out = Model->forward(Input);
+    torch::Tensor Host = Out.cpu();
+    // XFER-WARNING: :[[@LINE-1]]:30: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 80: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    Total.add_(Host);
+  }
+}
