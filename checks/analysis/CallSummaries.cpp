@@ -123,6 +123,49 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         Uploads[Function] = ParameterUpload{*Index, std::move(Path)};
       }
   }
+  // Local objects whose constructor or destructor synchronizes (a scratch
+  // buffer class allocating in its constructor): every call makes and
+  // destroys them.
+  if (!Result[slot(HazardKind::HostSync)])
+    walkStmt(Function->getBody(), [&](const Stmt &S) {
+      if (isa<LambdaExpr>(S))
+        return WalkStep::SkipChildren;
+      const auto *Declaration = dyn_cast<DeclStmt>(&S);
+      if (!Declaration)
+        return WalkStep::Continue;
+      ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
+      if (Frequency.Guard != GuardKind::None || Frequency.isEpochLevel() ||
+          (StepLoop &&
+           (!Frequency.inLoop() || isWithin(Declaration, StepLoop, Ctx))))
+        return WalkStep::Continue;
+      for (const Decl *D : Declaration->decls()) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        const CXXRecordDecl *Class = Var && Var->isLocalVarDecl() &&
+                                             !Var->isStaticLocal() &&
+                                             !Var->getType()->isReferenceType()
+                                         ? Var->getType()->getAsCXXRecordDecl()
+                                         : nullptr;
+        if (!Class || !Class->hasDefinition() || Class->isDependentType() ||
+            SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation())))
+          continue;
+        const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+            Var->getInit() ? Var->getInit()->IgnoreImplicit() : nullptr);
+        for (const FunctionDecl *Runs :
+             {static_cast<const FunctionDecl *>(
+                  Construct ? Construct->getConstructor() : nullptr),
+              static_cast<const FunctionDecl *>(Class->getDestructor())}) {
+          if (!Runs || Runs == Function)
+            continue;
+          const Summary &Inner = summarize(Runs);
+          if (const std::optional<HazardPath> &Path =
+                  Inner[slot(HazardKind::HostSync)]) {
+            Result[slot(HazardKind::HostSync)] = *Path;
+            return WalkStep::Stop;
+          }
+        }
+      }
+      return WalkStep::Continue;
+    });
   InProgress.erase(Function);
   return Summaries[Function] = std::move(Result);
 }

@@ -896,6 +896,24 @@ bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
                        llvm::DenseSet<const FunctionDecl *> &Visited,
                        unsigned Depth);
 
+namespace {
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name);
+
+/// True if \p Loop takes a training step (see takesTrainingStep) or calls
+/// a function of the program named for one (`nn.train(input, target)`,
+/// `trainStep()`).
+bool trainsInLoop(const Stmt *Loop, const SourceManager &SM) {
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  return takesTrainingStep(Loop, SM, Visited, 0) ||
+         containsMatch<CallExpr>(Loop, [](const CallExpr &Call) {
+           const FunctionDecl *Callee = Call.getDirectCallee();
+           return Callee && Callee->getIdentifier() &&
+                  identifierWords(Callee->getName()).front() == "train";
+         });
+}
+
+} // namespace
+
 const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
   const FunctionDecl *Definition = nullptr;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -912,8 +930,7 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
     std::optional<uint64_t> Trips = constantTripCount(&S, Ctx);
     if ((Trips && *Trips <= Handful) || walksContainerElements(&S))
       return WalkStep::Continue;
-    llvm::DenseSet<const FunctionDecl *> Visited;
-    if (takesTrainingStep(&S, SM, Visited, 0) ||
+    if (trainsInLoop(&S, SM) ||
         (launchesCompute(&S, SM) && waitsForDeviceWithin(&S, Ctx))) {
       Found = &S;
       return WalkStep::Stop;
@@ -1625,8 +1642,9 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
   const SourceManager &SM = Ctx.getSourceManager();
   if (!queuesDeviceWork(Loop, Ctx, UnseenFunctions{Facts}))
     return LoopRole::SetupOrTeardown;
-  // Loading: each iteration parses the next record of a text input.
-  if (readsTextInput(Loop))
+  // Loading: each iteration parses the next record of a text input, unless
+  // it also trains on it (one sample per line of a CSV file).
+  if (readsTextInput(Loop) && !trainsInLoop(Loop, SM))
     return LoopRole::SetupOrTeardown;
   // One pass per stream or device fans work out once; a loop around it,
   // if any, is what repeats.

@@ -73,3 +73,25 @@ void stepEnergies(std::vector<torch::Tensor> &Energies, int Steps) {
     Save();
   }
 }
+
+// A loop that trains on each record it reads (one sample per line of a
+// CSV file) is the training loop.
+struct Network {
+  torch::Tensor Weights;
+  void train(const torch::Tensor &Input);
+};
+
+void Network::train(const torch::Tensor &Input) {
+  float Norm = Weights.mul(Input).sum().item<float>();
+  (void)Norm;
+}
+
+void trainFromLines(std::istream &In, Network &Net) {
+  Net.Weights = torch::ones({4}, torch::kCUDA);
+  std::string Line;
+  while (std::getline(In, Line))
+    Net.train(torch::ones({4}, torch::kCUDA));
+    // XFER-WARNING: :[[@LINE-1]]:9: warning: 'train()' synchronizes with the GPU on every iteration of the loop at line 92: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :92:3: note: loop starts here
+    // XFER-NOTE: :85:41: note: 'item<float>()' synchronizes with the GPU here
+}

@@ -105,3 +105,19 @@ void temporariesPerStep(int Steps, int N) {
   // Negative: once, before or after the loop.
   launchWork(DeviceBuffer(N * sizeof(float)).get(), N);
 }
+
+// A function called on every iteration that makes such an object makes it
+// on every iteration: reported at the call, down to the allocation.
+void backpropagate(float *Weights, int N) {
+  DeviceBuffer Delta(N * sizeof(float));
+  launchWork(Delta.get(), N);
+  launchWork(Weights, N);
+}
+
+void trainSamples(float *Weights, int Samples, int N) {
+  for (int S = 0; S < Samples; ++S)
+    backpropagate(Weights, N);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'backpropagate()' synchronizes with the GPU on every iteration of the loop at line 118: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :118:3: note: loop starts here
+    // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+}
