@@ -271,6 +271,17 @@ void DeviceMismatchCheck::checkFree(const CallExpr *Call, CudaApi Api,
   // cudaFree of pinned host memory, cudaFreeHost of device memory.
   bool FreesPinned = Api == CudaApi::Free && Fact.Where == Placement::PinnedCpu;
   bool FreesDevice = Api == CudaApi::FreeHost && Fact.Where == Placement::Cuda;
+  // cudaFree of ordinary host memory (a stack object, malloc, new): an
+  // invalid argument, and the memory is someone else's to release.
+  if (Api == CudaApi::Free && Fact.Where == Placement::Cpu) {
+    diag(Call->getExprLoc(),
+         "'cudaFree' is given host memory '%0', which it cannot free (an "
+         "invalid argument error at run time): release host memory with "
+         "its own allocator, or pass device memory")
+        << operandName(Pointer, Ctx);
+    noteOrigin(Pointer, Fact, Ctx);
+    return;
+  }
   if (!FreesPinned && !FreesDevice)
     return;
   llvm::StringRef Right = FreesPinned ? "cudaFreeHost" : "cudaFree";

@@ -116,3 +116,16 @@ void Particles::release() {
   cudaFree(Forces);
   cudaFreeHost(Positions);
 }
+
+// cudaFree of ordinary host memory: an invalid argument.
+void freeHostMemory(int N) {
+  float Stack[4];
+  cudaFree(Stack);
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given host memory 'Stack', which it cannot free (an invalid argument error at run time): release host memory with its own allocator, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-2]]:12: note: 'Stack' is host memory: the array 'Stack'
+  float *Heap = (float *)malloc(N * sizeof(float));
+  cudaFree(Heap);
+  // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaFree' is given host memory 'Heap', which it cannot free (an invalid argument error at run time): release host memory with its own allocator, or pass device memory [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-3]]:26: note: 'Heap' is host memory: allocated on the host by malloc
+  free(Heap);
+}
