@@ -1968,7 +1968,18 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   if (identifyTorchCall(Copy) &&
       consumesOnHost(Copy, /*StoreConsumes=*/false, Ctx))
     return true;
-  const VarDecl *Destination = readBackDestination(Copy, Ctx);
+  const ValueDecl *Destination = readBackDestination(Copy, Ctx);
+  // `bbox = bbox.cpu()` with `bbox` a structured binding.
+  const Stmt *Outer = parentStmt(Copy, Ctx);
+  while (isa_and_nonnull<MaterializeTemporaryExpr, ImplicitCastExpr,
+                         CXXBindTemporaryExpr, ParenExpr>(Outer))
+    Outer = parentStmt(Outer, Ctx);
+  if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Outer);
+      !Destination && Assign && Assign->getOperator() == OO_Equal &&
+      Assign->getNumArgs() == 2)
+    if (const auto *Target =
+            dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
+      Destination = dyn_cast<BindingDecl>(Target->getDecl());
   if (!Destination)
     return false;
   return containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Ref) {

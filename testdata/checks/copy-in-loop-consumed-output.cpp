@@ -85,3 +85,18 @@ void hostArithmetic(torch::nn::Linear &Model, torch::Tensor X, int Frames) {
     Total.add_(Host);
   }
 }
+
+// The same through structured bindings, reassigned with their host copies.
+void detectFrames(torch::nn::Linear &Model, torch::Tensor Frame, int Frames) {
+  torch::NoGradGuard NoGrad;
+  torch::Tensor Input = Frame.to(torch::kCUDA);
+  for (int F = 0; F < Frames; ++F) {
+    auto [Scores, Classes] = Model->forward(Input).max(1);
+    Classes = Classes.cpu();
+    show(Classes);
+    Scores = Scores.cpu();
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 93: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :93:3: note: loop starts here
+    Scores.add_(Scores);
+  }
+}
