@@ -272,6 +272,32 @@ std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
 std::optional<PlacementFact>
 DeviceInference::evaluateBinding(const BindingDecl *Binding,
                                  const DeclRefExpr *Use) {
+  // `cls = cls.cpu()`: the last assignment to the binding before the use
+  // in a block that holds the use (so it runs before it on every path).
+  if (const FunctionDecl *Function = enclosingFunction(Use, Ctx);
+      Function && Function->getBody()) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const CXXOperatorCallExpr *Last = nullptr;
+    walkStmt(Function->getBody(), [&](const Stmt &S) {
+      const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
+      if (!Assign || Assign->getOperator() != OO_Equal ||
+          Assign->getNumArgs() != 2 ||
+          !SM.isBeforeInTranslationUnit(Assign->getEndLoc(),
+                                        Use->getBeginLoc()))
+        return WalkStep::Continue;
+      const auto *Target =
+          dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts());
+      const Stmt *Block = parentStmt(Assign, Ctx);
+      while (Block && !isa<CompoundStmt>(Block))
+        Block = parentStmt(Block, Ctx);
+      if (Target && Target->getDecl() == Binding && Block &&
+          isWithin(Use, Block, Ctx))
+        Last = Assign;
+      return WalkStep::Continue;
+    });
+    if (Last)
+      return evaluateTensor(Last->getArg(1));
+  }
   // Every part of a tuple or pair of tensors lives where the whole does
   // (the rule of std::get). The whole is read at the use: its hidden
   // variable's definition is the declaration the binding is part of.

@@ -222,3 +222,21 @@ void boundParts(int Envs, int Steps) {
     OnHost.zero_();
   }
 }
+
+// A structured binding reassigned with its host copy lives on the host
+// from then on.
+void bindingCopiedToHost(torch::Tensor X, int Steps) {
+  auto Gpu = X.to(torch::kCUDA);
+  for (int I = 0; I < Steps; ++I) {
+    auto [Values, Indices] = Gpu.max(1);
+    Indices = Indices.cpu();
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 230: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :230:3: note: loop starts here
+    auto Scaled = Gpu.mul(Gpu);
+    auto Picked = Indices.nonzero(); // on the host: no wait
+    float Best = Values.sum().item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 230: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :230:3: note: loop starts here
+    (void)Picked, (void)Best, (void)Scaled;
+  }
+}
