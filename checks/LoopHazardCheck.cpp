@@ -492,10 +492,8 @@ LoopHazardCheck::objectSyncs(const CXXRecordDecl *Class,
 void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
                                               const DeclStmt *Declaration,
                                               ASTContext &Ctx) {
-  QualType Type = Var->getType();
-  const CXXRecordDecl *Class = Type->getAsCXXRecordDecl();
-  if (!Declaration || Var->isStaticLocal() || Type->isReferenceType() ||
-      !Class || !Class->hasDefinition() || Type->isDependentType())
+  const CXXRecordDecl *Class = localObjectClass(Var);
+  if (!Declaration || !Class)
     return;
   // `T x(n)`, `T x = T(n)`, `auto x = T(n)`: the constructor runs here.
   const Expr *Init = Var->getInit();

@@ -30,6 +30,16 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
+const CXXRecordDecl *localObjectClass(const Decl *D) {
+  const auto *Var = dyn_cast_or_null<VarDecl>(D);
+  if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal() ||
+      Var->getType()->isReferenceType() || Var->getType()->isDependentType())
+    return nullptr;
+  const CXXRecordDecl *Class = Var->getType()->getAsCXXRecordDecl();
+  return Class && Class->hasDefinition() && !Class->isDependentType() ? Class
+                                                                      : nullptr;
+}
+
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(*S);
   while (!Parents.empty()) {

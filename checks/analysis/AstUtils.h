@@ -29,6 +29,11 @@ const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
 /// constructor).
 bool isNamed(const NamedDecl *D, llvm::StringRef Name);
 
+/// The class of the object \p D declares when it is a local variable (not
+/// static, not a reference) of a defined, non-dependent class type: an
+/// object whose constructor and destructor run where it is declared.
+const CXXRecordDecl *localObjectClass(const Decl *D);
+
 /// True if \p Inner is \p Outer or nested inside it.
 bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Ctx);
 

@@ -139,15 +139,11 @@ CallSummaries::summarize(const FunctionDecl *Function) {
            (!Frequency.inLoop() || isWithin(Declaration, StepLoop, Ctx))))
         return WalkStep::Continue;
       for (const Decl *D : Declaration->decls()) {
-        const auto *Var = dyn_cast<VarDecl>(D);
-        const CXXRecordDecl *Class = Var && Var->isLocalVarDecl() &&
-                                             !Var->isStaticLocal() &&
-                                             !Var->getType()->isReferenceType()
-                                         ? Var->getType()->getAsCXXRecordDecl()
-                                         : nullptr;
-        if (!Class || !Class->hasDefinition() || Class->isDependentType() ||
+        const CXXRecordDecl *Class = localObjectClass(D);
+        if (!Class ||
             SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation())))
           continue;
+        const auto *Var = cast<VarDecl>(D);
         const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
             Var->getInit() ? Var->getInit()->IgnoreImplicit() : nullptr);
         for (const FunctionDecl *Runs :

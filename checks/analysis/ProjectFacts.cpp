@@ -85,17 +85,10 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
           DefinedElsewhere(Destructor))
         Calls.push_back({Temporary, Destructor});
     } else if (const auto *Declaration = dyn_cast<DeclStmt>(&S)) {
-      for (const Decl *D : Declaration->decls()) {
-        const auto *Var = dyn_cast<VarDecl>(D);
-        const CXXRecordDecl *Class = Var && Var->isLocalVarDecl() &&
-                                             !Var->isStaticLocal() &&
-                                             !Var->getType()->isReferenceType()
-                                         ? Var->getType()->getAsCXXRecordDecl()
-                                         : nullptr;
-        if (Class && Class->hasDefinition() && !Class->isDependentType() &&
-            DefinedElsewhere(Class->getDestructor()))
+      for (const Decl *D : Declaration->decls())
+        if (const CXXRecordDecl *Class = localObjectClass(D);
+            Class && DefinedElsewhere(Class->getDestructor()))
           Calls.push_back({Declaration, Class->getDestructor()});
-      }
     }
     return WalkStep::Continue;
   };
