@@ -381,6 +381,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   const FunctionDecl *Function = enclosingFunction(Call, Ctx);
   const bool ConsumesOutput =
       H.Kind == HazardKind::DeviceToHostCopy && Function &&
+      !(Facts && Facts->drivenByTraining(Function)) &&
       consumesCopiedOutput(Call, Function->getBody(), Ctx);
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;

@@ -2847,3 +2847,52 @@ void run(torch::nn::Linear &Model, torch::optim::Optimizer &Opt, int Epochs) {
       << R.Out;
   EXPECT_EQ(1u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
 }
+
+// A helper in another file that copies a tensor to the host and hands the
+// values on: called from an inference loop it returns the loop's product
+// (necessary); called from a training loop it serves previews or metrics.
+TEST_F(ToolTest, CopiedOutputsOfHelpersDependOnTheLoopThatDrivesThem) {
+  std::string Convert = write("convert.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+std::vector<float> toHost(const torch::Tensor &T) {
+  torch::Tensor Host = T.cpu();
+  float *Data = Host.data_ptr<float>();
+  return std::vector<float>(Data, Data + 4);
+}
+)cpp");
+  const std::string Infer = R"cpp(#include <torch/torch.h>
+#include <vector>
+std::vector<float> toHost(const torch::Tensor &T);
+void run(torch::nn::Linear &Model, int Frames) {
+  torch::NoGradGuard NoGrad;
+  auto X = torch::ones({4}, torch::kCUDA);
+  for (int F = 0; F < Frames; ++F)
+    toHost(Model(X));
+}
+)cpp";
+  const std::string Train = R"cpp(#include <torch/torch.h>
+#include <vector>
+std::vector<float> toHost(const torch::Tensor &T);
+void run(torch::nn::Linear &Model, torch::optim::Optimizer &Opt, int Steps) {
+  auto X = torch::ones({4}, torch::kCUDA);
+  for (int S = 0; S < Steps; ++S) {
+    auto Out = Model(X);
+    Out.mean().backward();
+    Opt.step();
+    toHost(Out);
+  }
+}
+)cpp";
+  const std::string Warning =
+      "convert.cpp:4:26: warning: 'cpu()' copies device memory to the host on "
+      "every call of 'toHost()', which runs on every iteration of the loop at "
+      "main.cpp:";
+  std::string Main = write("main.cpp", Infer);
+  RunOutcome Inference = run(Tool, {"--no-cache", Convert, Main, "--",
+                                    "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(std::string::npos, Inference.Out.find(Warning)) << Inference.Out;
+  Main = write("main.cpp", Train);
+  RunOutcome Training = run(Tool, {"--no-cache", Convert, Main, "--",
+                                   "-std=c++17", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos, Training.Out.find(Warning)) << Training.Out;
+}

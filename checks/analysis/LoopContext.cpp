@@ -898,10 +898,8 @@ bool takesTrainingStep(const Stmt *S, const SourceManager &SM,
 
 namespace {
 llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name);
+} // namespace
 
-/// True if \p Loop takes a training step (see takesTrainingStep) or calls
-/// a function of the program named for one (`nn.train(input, target)`,
-/// `trainStep()`).
 bool trainsInLoop(const Stmt *Loop, const SourceManager &SM) {
   llvm::DenseSet<const FunctionDecl *> Visited;
   return takesTrainingStep(Loop, SM, Visited, 0) ||
@@ -911,8 +909,6 @@ bool trainsInLoop(const Stmt *Loop, const SourceManager &SM) {
                   identifierWords(Callee->getName()).front() == "train";
          });
 }
-
-} // namespace
 
 const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
   const FunctionDecl *Definition = nullptr;

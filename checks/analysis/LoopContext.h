@@ -236,6 +236,11 @@ std::string describeFrequency(const ExecutionFrequency &Frequency,
 /// that loop, not once per step.
 const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);
 
+/// True if \p Loop takes a training step (`backward()`, an optimizer's
+/// `step()`) or calls a function of the program named for one
+/// (`nn.train(input, target)`, `trainStep()`).
+bool trainsInLoop(const Stmt *Loop, const SourceManager &SM);
+
 /// True if \p Function runs a training loop of its own (its step loop takes
 /// a training step: backward(), an optimizer's step()): a call of it is an
 /// epoch.

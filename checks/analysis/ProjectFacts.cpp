@@ -182,6 +182,10 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
               Conditional.UnseenCallees.push_back(Key);
           Unconditional |= Work.QueuesWork;
         }
+        // What a training loop's calls copy back serves logging or
+        // metrics, not an application's output.
+        if (trainsInLoop(Frequency.Loops.front().Loop, SM))
+          Facts.TrainingLoops.insert(Where);
         if (Unconditional)
           Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
         else
@@ -283,6 +287,11 @@ void ProjectFacts::propagateSteps() {
   }
 }
 
+bool ProjectFacts::drivenByTraining(const FunctionDecl *Function) const {
+  const StepOrigin *Origin = stepOrigin(Function);
+  return Origin && TrainingLoops.contains(Origin->Loop);
+}
+
 const StepOrigin *ProjectFacts::stepOrigin(const FunctionDecl *Function) const {
   auto It = Steps.find(functionKey(Function));
   return It == Steps.end() ? nullptr : &It->second;
@@ -298,6 +307,10 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const auto &[Key, Value] : *Roots)
       if (std::optional<llvm::StringRef> Loop = Value.getAsString())
         StepCalls.try_emplace(Key.str(), Loop->str());
+  if (const llvm::json::Array *Training = Object->getArray("trainingLoops"))
+    for (const llvm::json::Value &Loop : *Training)
+      if (std::optional<llvm::StringRef> Where = Loop.getAsString())
+        TrainingLoops.insert(*Where);
   auto ReadKeys = [](const llvm::json::Object &From) {
     llvm::SmallVector<std::string, 2> Keys;
     if (const llvm::json::Array *Array = From.getArray("unseenCallees"))
@@ -391,6 +404,9 @@ llvm::json::Value ProjectFacts::toJSON() const {
     Defined[Entry.first().str()] = llvm::json::Object{
         {"queuesWork", Entry.second.QueuesWork},
         {"unseenCallees", WriteKeys(Entry.second.UnseenCallees)}};
+  llvm::json::Array Training;
+  for (const auto &Entry : TrainingLoops)
+    Training.push_back(Entry.first().str());
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
@@ -408,6 +424,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"parameters", std::move(Functions)},
                             {"stepCalls", std::move(Roots)},
                             {"stepCallsIfWork", std::move(Conditional)},
+                            {"trainingLoops", std::move(Training)},
                             {"functions", std::move(Defined)},
                             {"calls", std::move(Edges)}};
 }

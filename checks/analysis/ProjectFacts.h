@@ -16,6 +16,7 @@
 #include "analysis/DeviceInference.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <memory>
@@ -42,6 +43,7 @@ public:
   ///  "functions": {"<key>": {"queuesWork": bool,
   ///                          "unseenCallees": ["<key>", ...]}},
   ///  "calls": [["<caller key>", "<callee key>"], ...],
+  ///  "trainingLoops": ["<file>:<line>", ...],
   ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"}}:
   /// the calls made on
   /// every iteration of a hot loop (or of a loop that is hot if a function
@@ -87,6 +89,8 @@ public:
   /// The loop that calls \p Function on each of its iterations, directly
   /// or through unconditional calls, in any file of the program.
   const StepOrigin *stepOrigin(const FunctionDecl *Function) const;
+  /// True if the loop stepOrigin() names takes a training step.
+  bool drivenByTraining(const FunctionDecl *Function) const;
 
   /// Whether running \p Function queues device work (a kernel launch,
   /// LibTorch operation or CUDA library routine), directly or through what
@@ -126,6 +130,8 @@ private:
   llvm::StringMap<FunctionWork> DefinedFunctions;
   std::vector<std::pair<std::string, std::string>> Calls;
   llvm::StringMap<StepOrigin> Steps;
+  /// The step loops ("file:line") that take a training step.
+  llvm::StringSet<> TrainingLoops;
   bool UsesCuda = false;
 };
 
