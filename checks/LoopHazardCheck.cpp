@@ -519,11 +519,7 @@ void LoopHazardCheck::checkScopedDeviceBuffer(const VarDecl *Var,
        "goes out of scope|when it is created|when it goes out of scope}1 %2: "
        "the host waits for all queued device work; create it once before the "
        "loop and reuse it")
-      << Var->getName()
-      << (Syncs->Allocates && Syncs->Frees ? 0
-          : Syncs->Allocates               ? 1
-                                           : 2)
-      << *Phrase;
+      << Var->getName() << Syncs->moments() << *Phrase;
   noteObjectFinding(Var->getLocation(), Syncs->Operation, Frequency,
                     {Syncs->Allocation, Syncs->Release}, Ctx);
 }
@@ -533,6 +529,15 @@ void LoopHazardCheck::checkTemporaryDeviceBuffer(
   const CXXDestructorDecl *Destructor =
       Temporary->getTemporary()->getDestructor();
   if (!Destructor)
+    return;
+  const CXXRecordDecl *Class = Destructor->getParent();
+  // A temporary returned by a call was constructed in the callee: only its
+  // destruction happens here.
+  const auto *Construct =
+      dyn_cast<CXXConstructExpr>(Temporary->getSubExpr()->IgnoreImplicit());
+  // Most temporaries (every tensor) cost nothing: rule them out first.
+  std::optional<ObjectSyncs> Syncs = objectSyncs(Class, Construct, Ctx);
+  if (!Syncs)
     return;
   // The prvalue that initializes a variable or is returned is that object
   // itself (C++17), not a temporary: the variable's finding, if any.
@@ -553,14 +558,6 @@ void LoopHazardCheck::checkTemporaryDeviceBuffer(
         Copy && Copy->getNumArgs() != 1)
       break;
   }
-  const CXXRecordDecl *Class = Destructor->getParent();
-  // A temporary returned by a call was constructed in the callee: only its
-  // destruction happens here.
-  const auto *Construct =
-      dyn_cast<CXXConstructExpr>(Temporary->getSubExpr()->IgnoreImplicit());
-  std::optional<ObjectSyncs> Syncs = objectSyncs(Class, Construct, Ctx);
-  if (!Syncs)
-    return;
   ExecutionFrequency Frequency = analyzeFrequency(Temporary, Ctx);
   std::optional<std::string> Phrase = hotPhrase(Temporary, Frequency, Ctx);
   if (!Phrase)
@@ -570,11 +567,7 @@ void LoopHazardCheck::checkTemporaryDeviceBuffer(
        "and when it is destroyed|when it is created|when it is destroyed}1 %2: "
        "the host waits for all queued device work; create one object before "
        "the loop and reuse it")
-      << Class->getName()
-      << (Syncs->Allocates && Syncs->Frees ? 0
-          : Syncs->Allocates               ? 1
-                                           : 2)
-      << *Phrase;
+      << Class->getName() << Syncs->moments() << *Phrase;
   noteObjectFinding(Temporary->getBeginLoc(), Syncs->Operation, Frequency,
                     {Syncs->Allocation, Syncs->Release}, Ctx);
 }

@@ -115,6 +115,11 @@ private:
     Hazard Operation;
     const HazardPath *Allocation = nullptr, *Release = nullptr;
     bool Allocates = false, Frees = false;
+    /// The %select index of "when it is created and when it is destroyed",
+    /// "when it is created", "when it is destroyed".
+    unsigned moments() const {
+      return Allocates && Frees ? 0 : Allocates ? 1 : 2;
+    }
   };
   std::optional<ObjectSyncs> objectSyncs(const CXXRecordDecl *Class,
                                          const CXXConstructExpr *Construct,

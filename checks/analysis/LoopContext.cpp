@@ -1684,9 +1684,10 @@ const Expr *loopCondition(const Stmt *Loop) {
 }
 
 /// The variable a host value lands in: `V = call`, `T V = call`, or the
-/// destination `&V` / `V` of a copy into host memory.
-const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
-  auto VariableOf = [](const Expr *E) -> const VarDecl * {
+/// destination `&V` / `V` of a copy into host memory; also a structured
+/// binding assigned the value (`cls = cls.cpu()`).
+const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
+  auto VariableOf = [](const Expr *E) -> const ValueDecl * {
     E = E ? E->IgnoreParenImpCasts() : nullptr;
     if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E);
         Unary && Unary->getOpcode() == UO_AddrOf)
@@ -1702,8 +1703,9 @@ const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
     else if (const auto *Element = dyn_cast_or_null<CXXOperatorCallExpr>(E);
              Element && Element->getOperator() == OO_Subscript)
       E = Element->getArg(0)->IgnoreParenImpCasts();
-    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+        Ref && isa<VarDecl, BindingDecl>(Ref->getDecl()))
+      return Ref->getDecl();
     return nullptr;
   };
   // cudaMemcpy(&flag, dFlag, ...): the host destination is the first
@@ -1745,6 +1747,12 @@ const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
     return nullptr;
   }
   return nullptr;
+}
+
+/// readBackTarget when it is a variable (what the termination and feedback
+/// rules follow through the loop).
+const VarDecl *readBackDestination(const CallExpr *Call, ASTContext &Ctx) {
+  return dyn_cast_or_null<VarDecl>(readBackTarget(Call, Ctx));
 }
 
 bool refersTo(const Stmt *S, const VarDecl *Var) {
@@ -1930,7 +1938,7 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
       if (Callee->getIdentifier() &&
           Callee->getName().starts_with("cudaMemcpy") && Call->getNumArgs() &&
           Call->getArg(0)->IgnoreParenImpCasts() ==
-              dyn_cast<Expr>(Child)->IgnoreParenImpCasts())
+              cast<Expr>(Child)->IgnoreParenImpCasts())
         return false;
       return true;
     }
@@ -1964,18 +1972,7 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   if (identifyTorchCall(Copy) &&
       consumesOnHost(Copy, /*StoreConsumes=*/false, Ctx))
     return true;
-  const ValueDecl *Destination = readBackDestination(Copy, Ctx);
-  // `bbox = bbox.cpu()` with `bbox` a structured binding.
-  const Stmt *Outer = parentStmt(Copy, Ctx);
-  while (isa_and_nonnull<MaterializeTemporaryExpr, ImplicitCastExpr,
-                         CXXBindTemporaryExpr, ParenExpr>(Outer))
-    Outer = parentStmt(Outer, Ctx);
-  if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Outer);
-      !Destination && Assign && Assign->getOperator() == OO_Equal &&
-      Assign->getNumArgs() == 2)
-    if (const auto *Target =
-            dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
-      Destination = dyn_cast<BindingDecl>(Target->getDecl());
+  const ValueDecl *Destination = readBackTarget(Copy, Ctx);
   if (!Destination)
     return false;
   return containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Ref) {
