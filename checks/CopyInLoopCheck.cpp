@@ -22,6 +22,23 @@ bool isBlockingCopy(const CallExpr *Call) {
   return Api && (*Api == CudaApi::Memcpy || *Api == CudaApi::Memcpy2D);
 }
 
+/// True if the part of \p Buffer that \p Subject names is picked through a
+/// table of indices (`X + order[i] * n`, a shuffled sample order): each
+/// iteration gathers new samples, as a data loader would.
+bool picksThroughIndexTable(const Expr *Subject, const VarDecl *Buffer) {
+  return containsMatch<Expr>(Subject, [&](const Expr &E) {
+    const Expr *Base = nullptr;
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(&E))
+      Base = Subscript->getBase();
+    else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&E);
+             Operator && Operator->getOperator() == OO_Subscript)
+      Base = Operator->getArg(0);
+    const auto *Ref =
+        Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+    return Ref && Ref->getDecl() != Buffer && E.getType()->isIntegerType();
+  });
+}
+
 } // namespace
 
 bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
@@ -40,8 +57,11 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
   // (`&images[batch * size]`): copy the buffer once, index it there. Async
   // copies of parts are left alone: splitting a buffer over streams is how
   // copies overlap kernels.
-  if (!Source && isBlockingCopy(Call))
+  if (!Source && isBlockingCopy(Call)) {
     Source = slicedBuffer(H.Subject);
+    if (Source && picksThroughIndexTable(H.Subject, Source))
+      return false;
+  }
   // A global or static may be changed by any call in the loop, unless it
   // is a constant (`const int zero = 0;` uploaded to reset a counter).
   auto IsConstantValue = [](const VarDecl *Var) {

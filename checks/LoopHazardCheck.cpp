@@ -82,12 +82,9 @@ void LoopHazardCheck::onStartOfTranslationUnit() {
 
 const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
                                                      ASTContext &Ctx) {
-  const FunctionDecl *Callee = definedCallee(Call, Ctx.getSourceManager());
-  if (!Callee)
-    return nullptr;
   for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy})
-    if (const HazardPath *Path =
-            Analyses->summaries(ReportUnknownPlacement).find(Callee, Kind);
+    if (const HazardPath *Path = Analyses->summaries(ReportUnknownPlacement)
+                                     .findThroughCall(Call, Kind);
         Path && handles(Path->Operation))
       return Path;
   return nullptr;
@@ -193,7 +190,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // Most calls are neither hazards nor calls of functions defined here:
   // rule them out before walking up to the enclosing loops.
   std::optional<Hazard> H = classifyHazard(Call, Devices);
-  if (H ? !handles(*H) : !definedCallee(Call, Ctx.getSourceManager()))
+  if (H ? !handles(*H)
+        : Analyses->summaries(ReportUnknownPlacement).targetsOf(Call).empty())
     return;
   if (H && !ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
     return;

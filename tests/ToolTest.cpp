@@ -2651,6 +2651,35 @@ void train(const Settings &Opts) {
   EXPECT_EQ(std::string::npos, R.Out.find("unknown type name")) << R.Out;
 }
 
+// A range a missing header provides (a progress bar around the batch
+// indices) keeps its loop: the body's read-back is found in that loop, not
+// charged to the epoch loop around it.
+TEST_F(ToolTest, RangeOfAMissingHeaderKeepsItsLoop) {
+  std::string File = write("progress.cpp", R"cpp(#include <torch/torch.h>
+#include "tqdm/tqdm.h"
+
+void train(torch::Tensor Inputs, int Epochs, int Batches) {
+  for (int E = 0; E < Epochs; ++E) {
+    double Sum = 0;
+    for (int B : tqdm::range(0, Batches)) {
+      auto Loss = Inputs.slice(0, B, B + 1).to(torch::kCUDA).sum();
+      Sum += Loss.item<double>();
+    }
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {File, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": error: ")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            warningText(R.Out).find(
+                File + ":9:19: warning: 'item<double>()' synchronizes with "
+                       "the GPU on every iteration of the loop at line 7: "
+                       "the host waits for all queued device work, so CPU "
+                       "and GPU stop overlapping [xfer-sync-in-loop]\n"))
+      << R.Out;
+}
+
 // Without a missing header an unknown name is the program's own error.
 TEST_F(ToolTest, UnknownNamesWithoutAMissingHeaderStayErrors) {
   std::string File =

@@ -32,6 +32,61 @@ std::optional<unsigned> parameterIndex(const FunctionDecl *Function,
 
 } // namespace
 
+llvm::SmallVector<const FunctionDecl *, 2>
+CallSummaries::targetsOf(const CallExpr *Call) {
+  const SourceManager &SM = Devices.context().getSourceManager();
+  llvm::SmallVector<const FunctionDecl *, 2> Targets;
+  if (const FunctionDecl *Defined = definedCallee(Call, SM))
+    Targets.push_back(Defined);
+  const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call);
+  const auto *Method =
+      MemberCall ? dyn_cast_or_null<CXXMethodDecl>(MemberCall->getMethodDecl())
+                 : nullptr;
+  const auto *Member =
+      MemberCall ? dyn_cast<MemberExpr>(MemberCall->getCallee()->IgnoreParens())
+                 : nullptr;
+  if (!Method || !Method->isVirtual() || !Member || Member->hasQualifier())
+    return Targets;
+  if (!Overriders) {
+    Overriders.emplace();
+    auto SkipBodies = [](const Stmt &) { return WalkStep::SkipChildren; };
+    walkDecl(Devices.context().getTranslationUnitDecl(), SkipBodies,
+             [&](const Decl &D) {
+               if (!isa<TranslationUnitDecl>(D) &&
+                   SM.isInSystemHeader(SM.getExpansionLoc(D.getLocation())))
+                 return WalkStep::SkipChildren;
+               const auto *Overrider = dyn_cast<CXXMethodDecl>(&D);
+               if (!Overrider || !Overrider->doesThisDeclarationHaveABody())
+                 return WalkStep::Continue;
+               llvm::SmallVector<const CXXMethodDecl *, 4> Pending(
+                   Overrider->overridden_methods());
+               llvm::DenseSet<const CXXMethodDecl *> Seen;
+               while (!Pending.empty()) {
+                 const CXXMethodDecl *Base = Pending.pop_back_val();
+                 if (!Seen.insert(Base->getCanonicalDecl()).second)
+                   continue;
+                 (*Overriders)[Base->getCanonicalDecl()].push_back(Overrider);
+                 llvm::append_range(Pending, Base->overridden_methods());
+               }
+               return WalkStep::Continue;
+             });
+  }
+  if (auto It = Overriders->find(Method->getCanonicalDecl());
+      It != Overriders->end())
+    for (const FunctionDecl *Overrider : It->second)
+      if (!llvm::is_contained(Targets, Overrider))
+        Targets.push_back(Overrider);
+  return Targets;
+}
+
+const HazardPath *CallSummaries::findThroughCall(const CallExpr *Call,
+                                                 HazardKind Kind) {
+  for (const FunctionDecl *Target : targetsOf(Call))
+    if (const HazardPath *Path = find(Target, Kind))
+      return Path;
+  return nullptr;
+}
+
 const CallSummaries::ParameterUpload *
 CallSummaries::findParameterUpload(const FunctionDecl *Function) {
   summarize(Function);
@@ -101,16 +156,20 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         Slot = HazardPath{*H, {Call}};
       continue;
     }
+    for (const FunctionDecl *Target : targetsOf(Call)) {
+      if (Target == Function)
+        continue;
+      const Summary &Inner = summarize(Target);
+      for (unsigned I = 0; I < 2; ++I)
+        if (!Result[I] && Inner[I]) {
+          HazardPath Path{Inner[I]->Operation, {Call}};
+          Path.Steps.append(Inner[I]->Steps.begin(), Inner[I]->Steps.end());
+          Result[I] = std::move(Path);
+        }
+    }
     const FunctionDecl *Callee = definedCallee(Call, SM);
     if (!Callee || Callee == Function)
       continue;
-    const Summary &Inner = summarize(Callee);
-    for (unsigned I = 0; I < 2; ++I)
-      if (!Result[I] && Inner[I]) {
-        HazardPath Path{Inner[I]->Operation, {Call}};
-        Path.Steps.append(Inner[I]->Steps.begin(), Inner[I]->Steps.end());
-        Result[I] = std::move(Path);
-      }
     // A wrapper that hands its own parameter on to an uploading callee.
     if (auto It = Uploads.find(Callee);
         It != Uploads.end() && !Uploads.count(Function) &&

@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
+#include <optional>
 
 namespace clang::tidy::xfer {
 
@@ -53,6 +54,16 @@ public:
   };
   const ParameterUpload *findParameterUpload(const FunctionDecl *Function);
 
+  /// The functions of this translation unit's own code that \p Call may
+  /// run: its callee's definition, and for a virtual call (not qualified
+  /// `Base::f()`), the overriders defined here (`layer->forward(x)` on a
+  /// pure interface runs Dense::forward or Pool::forward).
+  llvm::SmallVector<const FunctionDecl *, 2> targetsOf(const CallExpr *Call);
+
+  /// The first hazard of \p Kind that \p Call performs through one of its
+  /// targets.
+  const HazardPath *findThroughCall(const CallExpr *Call, HazardKind Kind);
+
 private:
   using Summary = std::array<std::optional<HazardPath>, 2>;
   static unsigned slot(HazardKind Kind) {
@@ -65,6 +76,12 @@ private:
   llvm::DenseMap<const FunctionDecl *, Summary> Summaries;
   llvm::DenseMap<const FunctionDecl *, ParameterUpload> Uploads;
   llvm::DenseSet<const FunctionDecl *> InProgress;
+  /// Overriders defined in this translation unit, by the canonical
+  /// declaration of each method they override (directly or further up);
+  /// filled on first use.
+  std::optional<llvm::DenseMap<const CXXMethodDecl *,
+                               llvm::SmallVector<const FunctionDecl *, 2>>>
+      Overriders;
 };
 
 } // namespace clang::tidy::xfer

@@ -531,7 +531,26 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
 /// calls a method of the next element of a container (`for (auto *Layer :
 /// layers) x = Layer->forward(x);`, `for (i = layers.size() - 1; i >= 0;
 /// --i) layers[i]->backward(g);`). Its trips are the parts, not steps.
+const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop);
+
 bool walksContainerElements(const Stmt *Loop) {
+  return methodCalledOnEachElement(Loop) != nullptr;
+}
+
+/// True if \p Loop walks the stages of a model or pipeline of the program's
+/// own polymorphic classes (`for (auto &Layer : Layers)
+/// Layer->forward_prop(X)`): each of its trips is part of the same step,
+/// so it sets no frequency of its own.
+bool walksModelParts(const Stmt *Loop, const ASTContext &Ctx) {
+  const CXXMethodDecl *Method = methodCalledOnEachElement(Loop);
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Method && Method->getParent()->isPolymorphic() &&
+         !SM.isInSystemHeader(SM.getExpansionLoc(Method->getLocation()));
+}
+
+/// The method \p Loop calls on the element of each trip, when it walks a
+/// container's elements (see walksContainerElements).
+const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop) {
   const Stmt *Body = nullptr;
   // What an element is: the range-for's variable, or the container the
   // loop's bounds take the size of.
@@ -560,31 +579,53 @@ bool walksContainerElements(const Stmt *Loop) {
     FindSize(For->getCond());
     if (!Container)
       FindSize(For->getInit());
+    // `for (auto It = layers.rbegin(); It != layers.rend(); ++It)`: the
+    // iterator is the element.
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+        Init && Init->isSingleDecl())
+      if (const auto *Iterator = dyn_cast<VarDecl>(Init->getSingleDecl());
+          Iterator && Iterator->getInit())
+        if (const auto *Begin = dyn_cast<CXXMemberCallExpr>(
+                Iterator->getInit()->IgnoreImplicit());
+            Begin && Begin->getMethodDecl() &&
+            Begin->getMethodDecl()->getIdentifier() &&
+            Begin->getMethodDecl()->getName().ends_with("begin"))
+          Element = Iterator;
   }
   if (!Body || (!Element && !Container))
-    return false;
-  bool CallsElement = false;
+    return nullptr;
+  const CXXMethodDecl *Called = nullptr;
   walkStmt(Body, [&](const Stmt &Node) {
     const auto *Call = dyn_cast<CXXMemberCallExpr>(&Node);
     if (!Call)
       return WalkStep::Continue;
     const Expr *Object =
         Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
-    // layers[i]->f(): the subscript of the container.
-    if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Object);
-        Subscript && Subscript->getOperator() == OO_Subscript &&
-        Subscript->getNumArgs() > 0)
-      Object = Subscript->getArg(0);
-    else if (const auto *Array = dyn_cast<ArraySubscriptExpr>(Object))
-      Object = Array->getBase();
+    // layers[i]->f(), (*it)->f(), element->f() through a smart pointer:
+    // peel subscripts and dereferences down to the container or element.
+    while (true) {
+      if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Object);
+          Operator && Operator->getNumArgs() > 0 &&
+          (Operator->getOperator() == OO_Subscript ||
+           Operator->getOperator() == OO_Arrow ||
+           Operator->getOperator() == OO_Star))
+        Object = Operator->getArg(0)->IgnoreParenImpCasts();
+      else if (const auto *Array = dyn_cast<ArraySubscriptExpr>(Object))
+        Object = Array->getBase()->IgnoreParenImpCasts();
+      else if (const auto *Deref = dyn_cast<UnaryOperator>(Object);
+               Deref && Deref->getOpcode() == UO_Deref)
+        Object = Deref->getSubExpr()->IgnoreParenImpCasts();
+      else
+        break;
+    }
     const ValueDecl *D = namedDeclaration(Object);
     if (D && (D == Element || D == Container)) {
-      CallsElement = true;
-      return WalkStep::Stop;
+      Called = Call->getMethodDecl();
+      return Called ? WalkStep::Stop : WalkStep::Continue;
     }
     return WalkStep::Continue;
   });
-  return CallsElement;
+  return Called;
 }
 
 /// True if \p Loop may queue device work: a kernel launch, a call into
@@ -629,6 +670,8 @@ struct DeviceWorkSearch {
 bool functionQueuesDeviceWork(const FunctionDecl *Function,
                               DeviceWorkSearch &Search, unsigned Depth);
 
+bool launchesDeviceWork(const FunctionDecl *Callee);
+
 bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
   UnseenFunctions MayLaunch;
   DeviceWorkSearch Search{SM, MayLaunch};
@@ -666,9 +709,10 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
       return functionQueuesDeviceWork(Callee, Search, 0);
     if (isInLibTorch(Callee))
       return true;
-    const IdentifierInfo *Id = Callee->getIdentifier();
-    return Id && (Id->getName().starts_with("cu") ||
-                  Id->getName().starts_with("nccl"));
+    // Of the CUDA runtime, launches and library routines compute; copies
+    // gather a batch, and error strings, waits and allocations compute
+    // nothing.
+    return launchesDeviceWork(Callee);
   });
 }
 
@@ -957,8 +1001,9 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
   walkStmt(Body, [&](const Stmt &S) {
     if (isa<LambdaExpr, IfStmt, SwitchStmt>(S))
       return WalkStep::SkipChildren;
+    // A walk over the model's layers is part of one step, not a step loop.
     if (isLoopStmt(&S) && !isWithin(Target, &S, Ctx) &&
-        !isNeverRepeated(&S, Ctx) &&
+        !isNeverRepeated(&S, Ctx) && !walksContainerElements(&S) &&
         mayQueueDeviceWork(&S, Ctx.getSourceManager())) {
       Found = &S;
       return WalkStep::Stop;
@@ -1104,11 +1149,11 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
       return Once;
     }
     if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P) &&
-        !isNeverRepeated(P, Ctx)) {
+        !isNeverRepeated(P, Ctx) && !walksModelParts(P, Ctx)) {
       Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});
-    } else if (const auto *If = dyn_cast<IfStmt>(P);
-               If && BeforeFirstLoop && Child != If->getCond() &&
-               Child != If->getInit()) {
+    } else if (const auto *If = dyn_cast<IfStmt>(P); If && BeforeFirstLoop &&
+                                                     Child != If->getCond() &&
+                                                     Child != If->getInit()) {
       Guard G = analyzeCondition(If->getCond(), Child == If->getThen(), Ctx);
       if (Child == If->getThen())
         if (std::optional<uint64_t> Period = accumulateAndFlushPeriod(If, Ctx))

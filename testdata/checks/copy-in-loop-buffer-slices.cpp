@@ -55,3 +55,17 @@ float readsWhileCopying(const int N, float *Host, float *D) {
   }
   return Sum;
 }
+
+// Samples gathered in a shuffled order (the offset read from a table of
+// indices): each batch is new input, as from a data loader.
+void trainShuffled(const float *X, const int *Order, int Samples, int Batch,
+                   int N) {
+  float *Device;
+  cudaMalloc((void **)&Device, Batch * N * sizeof(float));
+  for (int I = 0; I < Samples; I += Batch) {
+    for (int S = 0; S < Batch; ++S)
+      cudaMemcpy(Device + S * N, X + Order[I + S] * N, N * sizeof(float),
+                 cudaMemcpyHostToDevice);
+    train<<<1, 1>>>(Device, nullptr);
+  }
+}

@@ -69,7 +69,7 @@ void waitsForCopies(int *P, int Num, int Steps) {
   for (int S = 0; S < Steps; ++S) {
     launchWork(nullptr, Num);
     cudaDeviceSynchronize();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU once per iteration of the loop at line 69, outside its inner loop at line 75: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 69: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     cudaStream_t Streams[4];
     for (int I = 1; I < 4; I++) {

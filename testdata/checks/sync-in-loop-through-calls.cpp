@@ -91,3 +91,30 @@ void batches(float **Batches, const std::vector<float> &Host, int Count) {
     warmUp(Batches[I], I);
   }
 }
+
+// A call through a pure interface runs the overriders this file defines:
+// what they do is done on every call.
+struct Stage {
+  virtual ~Stage() = default;
+  virtual void run(float *Data) = 0;
+};
+struct ScratchStage : Stage {
+  void run(float *Data) override {
+    float *Scratch;
+    cudaMalloc((void **)&Scratch, 64);
+    cudaFree(Scratch);
+  }
+};
+struct QuietStage : Stage {
+  void run(float *Data) override {}
+};
+void runStages(Stage &First, Stage *Second, float *Data, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    First.run(Data);
+    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'run()' synchronizes with the GPU on every iteration of the loop at line 112: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
+    // XFER-NOTE: :104:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // Qualified: the base's own method, which has no body here.
+    Second->Stage::run(Data);
+  }
+}

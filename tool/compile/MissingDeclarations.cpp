@@ -42,6 +42,9 @@ struct __xfer_unknown {
   __xfer_unknown &operator!() const;
   __xfer_unknown &operator~() const;
   template <class A> __xfer_unknown &operator=(A &&) const;
+  // A range (`for (int b : tqdm::range(0, n))`): the loop and its body stay.
+  __xfer_unknown &begin() const;
+  __xfer_unknown &end() const;
 };
 // The other operand is taken as it is (a stream stays a stream, so output
 // chains on), and is never the stand-in itself, so that no two overloads
