@@ -257,8 +257,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       Path ? nullptr
            : elementwiseReadBackWhole(Call, *H, Frequency.Loops.front().Loop,
                                       Ctx);
+  const bool RoundTrip =
+      !Path && roundTripsThroughHost(Call, Frequency.Loops.front().Loop,
+                                     Analyses->devices(), Ctx);
   const bool FeedsUpload =
-      !ReadElementwise &&
+      !ReadElementwise && !RoundTrip &&
       llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
         return feedsLoopUpload(Call, Loop.Loop, Analyses->devices(), Ctx);
       });
@@ -267,7 +270,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // The product of an inference or simulation step that the host draws,
   // writes or returns must come back on every iteration.
   const bool ConsumesOutput =
-      !Path && !FeedsUpload && H->Kind == HazardKind::DeviceToHostCopy &&
+      !Path && !FeedsUpload && !RoundTrip &&
+      H->Kind == HazardKind::DeviceToHostCopy &&
       consumesCopiedOutput(Call, loopBody(Frequency.Loops.front().Loop), Ctx);
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;

@@ -491,8 +491,11 @@ std::optional<CudaApi> identifyCudaCall(const CallExpr *Call) {
       !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
     return std::nullopt;
   llvm::StringRef Name = FD->getName();
-  if (!Name.starts_with("cuda"))
+  if (!Name.starts_with("cu"))
     return std::nullopt;
+  // cublas_v2.h names its functions through macros: cublasDestroy is
+  // cublasDestroy_v2.
+  Name.consume_back("_v2");
   return llvm::StringSwitch<std::optional<CudaApi>>(Name)
 #define XFER_CUDA_API(Enumerator, Name) .Case(Name, CudaApi::Enumerator)
 #include "xfer/CudaApis.def"

@@ -1748,6 +1748,12 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
     else if (const auto *Element = dyn_cast_or_null<CXXOperatorCallExpr>(E);
              Element && Element->getOperator() == OO_Subscript)
       E = Element->getArg(0)->IgnoreParenImpCasts();
+    // `Host + Offset`: a part of the buffer.
+    else if (const auto *Part = dyn_cast_or_null<BinaryOperator>(E);
+             Part && Part->isAdditiveOp() && Part->getType()->isPointerType())
+      E = (Part->getLHS()->getType()->isPointerType() ? Part->getLHS()
+                                                      : Part->getRHS())
+              ->IgnoreParenImpCasts();
     if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
         Ref && isa<VarDecl, BindingDecl>(Ref->getDecl()))
       return Ref->getDecl();
@@ -2052,6 +2058,44 @@ bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
     std::optional<Hazard> Upload = classifyHazard(&Call, Devices);
     return Upload && Upload->Kind == HazardKind::HostToDeviceCopy &&
            FromDerived(Upload->Subject);
+  });
+}
+
+bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
+                           DeviceInference &Devices, ASTContext &Ctx) {
+  const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
+  if (!Destination || !isLoopStmt(Loop))
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto After = [&](const Stmt *Earlier, const Stmt *Later) {
+    return SM.isBeforeInTranslationUnit(
+        SM.getExpansionLoc(Earlier->getEndLoc()),
+        SM.getExpansionLoc(Later->getBeginLoc()));
+  };
+  // The same buffer uploaded again later in the iteration...
+  const CallExpr *Upload =
+      findFirst<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
+        if (&Call == ReadBack || !After(ReadBack, &Call))
+          return false;
+        std::optional<Hazard> H = classifyHazard(&Call, Devices);
+        return H && H->Kind == HazardKind::HostToDeviceCopy &&
+               copiedVariable(H->Subject) == Destination;
+      });
+  if (!Upload)
+    return false;
+  // ...after the host rewrote its elements in between.
+  return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &S) {
+    std::optional<AssignmentParts> Parts = assignmentParts(S);
+    if (!Parts || !After(ReadBack, &S) || !After(&S, Upload))
+      return false;
+    const Expr *Target = Parts->Target->IgnoreParenImpCasts();
+    const Expr *Base = nullptr;
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Target))
+      Base = Subscript->getBase();
+    else if (const auto *Deref = dyn_cast<UnaryOperator>(Target);
+             Deref && Deref->getOpcode() == UO_Deref)
+      Base = Deref->getSubExpr();
+    return Base && refersTo(Base, Destination);
   });
 }
 

@@ -164,6 +164,14 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 /// it: `info = env.step(action)`) is part of what a host-to-device copy in
 /// \p Loop uploads (`from_blob(info.obs).to(device)`): the device waits for
 /// the host's answer to go on, so the read-back cannot be deferred.
+/// True if the host memory \p ReadBack fills is rewritten by the host and
+/// then uploaded again in the same iteration of \p Loop (`cudaMemcpy(p,
+/// pDev, ...)`, a host loop rescaling `p[i]`, `cudaMemcpy(pDev, p, ...)`):
+/// a round trip whose host work belongs on the device, so the read-back is
+/// a finding however the host uses the data.
+bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
+                           DeviceInference &Devices, ASTContext &Ctx);
+
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx);
 

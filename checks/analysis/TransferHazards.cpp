@@ -64,13 +64,19 @@ bool mayWriteElement(const ArraySubscriptExpr *Element, ASTContext &Ctx) {
 
 /// True if \p Use of a tensor or pointer variable may change what the
 /// variable holds (or, for a pointer, what it points to).
-bool mayWriteThrough(const DeclRefExpr *Use, ASTContext &Ctx) {
+bool mayWriteThrough(const Expr *Use, ASTContext &Ctx) {
   const Stmt *Child = nullptr;
   const Stmt *Consumer = consumerOf(Use, Ctx, &Child);
   if (!Consumer)
     return false;
-  if (const auto *Assign = dyn_cast<BinaryOperator>(Consumer))
+  if (const auto *Assign = dyn_cast<BinaryOperator>(Consumer)) {
+    // `Host + Offset` points into the same memory: what is done with it
+    // (a cudaMemcpy destination) is done to the variable's memory.
+    if (Assign->isAdditiveOp() && Assign->getType()->isPointerType() &&
+        Use->getType()->isPointerType())
+      return mayWriteThrough(Assign, Ctx);
     return Assign->isAssignmentOp() && Assign->getLHS() == Child;
+  }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
     return Op->isAssignmentOp() && Op->getNumArgs() && Op->getArg(0) == Child;
   if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer);
@@ -231,6 +237,12 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     return H;
   case CudaApi::MallocManaged:
   case CudaApi::FreeHost:
+  case CudaApi::CublasDestroy:
+  case CudaApi::CufftPlan1d:
+  case CudaApi::CufftPlan2d:
+  case CudaApi::CufftPlan3d:
+  case CudaApi::CufftPlanMany:
+  case CudaApi::CufftDestroy:
     // Synchronizing like cudaMalloc/cudaFree; no measured pattern of their
     // own, so no cost is cited.
     return H;

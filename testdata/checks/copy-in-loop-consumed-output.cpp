@@ -100,3 +100,37 @@ void detectFrames(torch::nn::Linear &Model, torch::Tensor Frame, int Frames) {
     Scores.add_(Scores);
   }
 }
+
+// A field copied back, rescaled by the host and uploaded again in the same
+// step is a round trip: the host's work belongs on the device, however the
+// host also uses the field (written to a file here).
+void pressureStep(float *Field, int N); // launches a kernel
+void roundTrip(float *Device, float *Host, int N, int Steps) {
+  std::ofstream Out("pressure.dat");
+  for (int Step = 0; Step < Steps; ++Step) {
+    pressureStep(Device, N);
+    cudaMemcpy(Host, Device, N * sizeof(float), cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 110: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    for (int I = 0; I < N; ++I)
+      Host[I] = Host[I] / N;
+    Out.write(reinterpret_cast<const char *>(Host), N * sizeof(float));
+    cudaMemcpy(Device, Host, N * sizeof(float), cudaMemcpyHostToDevice);
+  }
+}
+
+// Data streamed through the device in chunks, larger than its memory: each
+// chunk comes back and the next goes up, the host changes nothing in
+// between. Written out, the result is the product.
+void streamChunks(float *Device, float *Host, int Chunk, int Chunks) {
+  std::ofstream Out("result.dat");
+  for (int C = 0; C < Chunks; ++C) {
+    cudaMemcpy(Device, Host + C * Chunk, Chunk * sizeof(float),
+               cudaMemcpyHostToDevice);
+    pressureStep(Device, Chunk);
+    cudaMemcpy(Host + C * Chunk, Device, Chunk * sizeof(float),
+               cudaMemcpyDeviceToHost);
+    Out.write(reinterpret_cast<const char *>(Host + C * Chunk),
+              Chunk * sizeof(float));
+  }
+}

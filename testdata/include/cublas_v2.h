@@ -18,3 +18,12 @@ cublasStatus_t cublasSetVectorAsync(int N, int ElemSize, const void *X,
 cublasStatus_t cublasGetVectorAsync(int N, int ElemSize, const void *X,
                                     int IncX, void *Y, int IncY,
                                     cudaStream_t Stream);
+
+// Handles, named through macros as the real header does.
+cublasStatus_t cublasCreate_v2(cublasHandle_t *Handle);
+cublasStatus_t cublasDestroy_v2(cublasHandle_t Handle);
+#define cublasCreate cublasCreate_v2
+#define cublasDestroy cublasDestroy_v2
+cublasStatus_t cublasSscal_v2(cublasHandle_t Handle, int N, const float *Alpha,
+                              float *X, int IncX);
+#define cublasSscal cublasSscal_v2
