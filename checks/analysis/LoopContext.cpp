@@ -997,6 +997,17 @@ namespace {
 /// inside the function is returned.
 const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
                             ASTContext &Ctx) {
+  // An optimizer step after the inner loop makes the inner loop gradient
+  // accumulation over micro-batches, and the enclosing loop the step loop.
+  auto StepsOptimizerOutside = [&](const Stmt *Inner) {
+    return containsMatch<CXXMemberCallExpr>(
+        Body, [&](const CXXMemberCallExpr &Call) {
+          const CXXMethodDecl *Method = Call.getMethodDecl();
+          return Method && Method->getIdentifier() &&
+                 Method->getName() == "step" && isInTorchNamespace(Method) &&
+                 !isWithin(&Call, Inner, Ctx);
+        });
+  };
   const Stmt *Found = nullptr;
   walkStmt(Body, [&](const Stmt &S) {
     if (isa<LambdaExpr, IfStmt, SwitchStmt>(S))
@@ -1004,7 +1015,8 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
     // A walk over the model's layers is part of one step, not a step loop.
     if (isLoopStmt(&S) && !isWithin(Target, &S, Ctx) &&
         !isNeverRepeated(&S, Ctx) && !walksContainerElements(&S) &&
-        mayQueueDeviceWork(&S, Ctx.getSourceManager())) {
+        mayQueueDeviceWork(&S, Ctx.getSourceManager()) &&
+        !StepsOptimizerOutside(&S)) {
       Found = &S;
       return WalkStep::Stop;
     }
@@ -1244,8 +1256,17 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
   auto It = llvm::find(Body, Child);
   if (It == Body.end())
     return false;
-  return (It != Body.begin() && callsTimer(*std::prev(It))) ||
-         (std::next(It) != Body.end() && callsTimer(*std::next(It)));
+  if ((It != Body.begin() && callsTimer(*std::prev(It))) ||
+      (std::next(It) != Body.end() && callsTimer(*std::next(It))))
+    return true;
+  // The only statement of a branch (`if (torch::cuda::is_available())
+  // torch::cuda::synchronize();` before reading the clock): the branch's
+  // neighbours are its own.
+  const auto *Branch = dyn_cast_or_null<IfStmt>(parentStmt(Block, Ctx));
+  if (Block->size() == 1 && Branch && !Branch->getElse() &&
+      Branch->getThen() == Block)
+    return isTimingStatement(Branch, Ctx);
+  return false;
 }
 
 /// True if running \p S takes a training step: calls backward() or an

@@ -134,7 +134,7 @@ void gatherThenTrain(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
     Loss.backward();
     Opt.step();
     (void)Loss.item<float>();
-    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU once per iteration of the loop at line 128, outside its inner loop at line 130: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:16: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 128: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
   }
 }
