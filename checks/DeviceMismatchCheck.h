@@ -52,6 +52,8 @@ private:
   void checkDiscardedMove(const CXXMemberCallExpr *Call, ASTContext &Ctx);
   void checkMemcpyKind(const CallExpr *Call, ASTContext &Ctx);
   void checkKernelArguments(const CallExpr *Launch, ASTContext &Ctx);
+  void checkManagedReadAfterLaunch(const CallExpr *Launch, const Expr *Pointer,
+                                   llvm::StringRef Kernel, ASTContext &Ctx);
   void checkMemset(const CallExpr *Call, ASTContext &Ctx);
   void checkFree(const CallExpr *Call, CudaApi Api, ASTContext &Ctx);
   void checkHostAccess(const Expr *Access, const Expr *Pointer,

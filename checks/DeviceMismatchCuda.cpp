@@ -10,6 +10,8 @@
 #include "DeviceMismatchWording.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
+#include "analysis/CallSummaries.h"
 #include "analysis/TranslationUnitAnalyses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -206,6 +208,10 @@ void DeviceMismatchCheck::checkKernelArguments(const CallExpr *Launch,
   }
   for (const Expr *Pointer : Pointers) {
     PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
+    if (Fact.Where == Placement::Managed) {
+      checkManagedReadAfterLaunch(Launch, Pointer, Kernel, Ctx);
+      continue;
+    }
     // Pinned memory from cudaMallocHost/cudaHostAlloc/cudaHostRegister is
     // mapped into the device's address space under unified addressing.
     if (Fact.Where != Placement::Cpu)
@@ -216,6 +222,137 @@ void DeviceMismatchCheck::checkKernelArguments(const CallExpr *Launch,
          "mapped memory")
         << operandName(Pointer, Ctx) << Kernel;
     noteOrigin(Pointer, Fact, Ctx);
+  }
+}
+
+namespace {
+
+/// True if \p E dereferences or indexes \p Var (`Var[i]`, `*Var`,
+/// `Var->x`).
+bool isPointeeAccess(const Stmt &E, const ValueDecl *Var) {
+  const Expr *Base = nullptr;
+  if (const auto *Index = dyn_cast<ArraySubscriptExpr>(&E))
+    Base = Index->getBase();
+  else if (const auto *Deref = dyn_cast<UnaryOperator>(&E);
+           Deref && Deref->getOpcode() == UO_Deref)
+    Base = Deref->getSubExpr();
+  else if (const auto *Member = dyn_cast<MemberExpr>(&E);
+           Member && Member->isArrow())
+    Base = Member->getBase();
+  const auto *Ref =
+      Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  return Ref && Ref->getDecl() == Var;
+}
+
+/// What a statement after a kernel launch does to managed memory the
+/// kernel writes: waits for the device first, touches the memory on the
+/// host first (directly, or in a function of this file it hands the
+/// pointer to), or neither.
+enum class AfterLaunch { Nothing, Waits, Touches };
+
+} // namespace
+
+void DeviceMismatchCheck::checkManagedReadAfterLaunch(const CallExpr *Launch,
+                                                      const Expr *Pointer,
+                                                      llvm::StringRef Kernel,
+                                                      ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(Pointer->IgnoreParenCasts());
+  const ValueDecl *Var = Ref ? Ref->getDecl() : nullptr;
+  if (!Var)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  CallSummaries &Summaries =
+      Analyses->summaries(/*ReportUnknownPlacement=*/true);
+  const CallExpr *Through = nullptr;
+  const Stmt *AccessInCallee = nullptr;
+  // Walks \p S in order: a wait (a synchronizing call, a blocking copy, a
+  // call of a function defined elsewhere, which may wait) ends the search.
+  auto Classify = [&](const Stmt *S) {
+    AfterLaunch Result = AfterLaunch::Nothing;
+    walkStmt(S, [&](const Stmt &Node) {
+      if (isa<LambdaExpr>(Node))
+        return WalkStep::SkipChildren;
+      if (const auto *Call = dyn_cast<CallExpr>(&Node)) {
+        if (isa<CUDAKernelCallExpr>(Call))
+          return WalkStep::SkipChildren;
+        std::optional<Hazard> H = classifyHazard(Call, Analyses->devices());
+        const FunctionDecl *Callee = Call->getDirectCallee();
+        const bool DefinedHere = definedCallee(Call, SM) != nullptr;
+        if ((H && (H->Kind == HazardKind::HostSync ||
+                   H->Kind == HazardKind::DeviceToHostCopy)) ||
+            (!H && Callee && !DefinedHere &&
+             !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()))) ||
+            Summaries.findThroughCall(Call, HazardKind::HostSync)) {
+          Result = AfterLaunch::Waits;
+          return WalkStep::Stop;
+        }
+        if (DefinedHere)
+          for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+            const auto *Arg =
+                dyn_cast<DeclRefExpr>(Call->getArg(I)->IgnoreParenCasts());
+            const FunctionDecl *Target = definedCallee(Call, SM);
+            const ParmVarDecl *Parameter =
+                I < Target->getNumParams() ? Target->getParamDecl(I) : nullptr;
+            const Stmt *Access =
+                Arg && Arg->getDecl() == Var && Parameter
+                    ? findFirst<Stmt>(Target->getBody(),
+                                      [&](const Stmt &Node) {
+                                        return isPointeeAccess(Node, Parameter);
+                                      })
+                    : nullptr;
+            if (Access) {
+              Through = Call;
+              AccessInCallee = Access;
+              Result = AfterLaunch::Touches;
+              return WalkStep::Stop;
+            }
+          }
+        return WalkStep::Continue;
+      }
+      if (isPointeeAccess(Node, Var)) {
+        Result = AfterLaunch::Touches;
+        return WalkStep::Stop;
+      }
+      return WalkStep::Continue;
+    });
+    return Result;
+  };
+  // The statements after the launch in its block, then after the branch
+  // that holds the block; a loop's body ends the search (the next
+  // iteration is not followed).
+  const Stmt *Child = Launch;
+  for (const Stmt *Parent = parentStmt(Launch, Ctx); Parent;
+       Child = Parent, Parent = parentStmt(Parent, Ctx)) {
+    if (isLoopStmt(Parent))
+      return;
+    const auto *Block = dyn_cast<CompoundStmt>(Parent);
+    if (!Block)
+      continue;
+    auto Body = Block->body();
+    for (auto It = std::next(llvm::find(Body, Child)); It < Body.end(); ++It) {
+      AfterLaunch What = Classify(*It);
+      if (What == AfterLaunch::Waits)
+        return;
+      if (What != AfterLaunch::Touches)
+        continue;
+      diag(Through ? Through->getExprLoc() : (*It)->getBeginLoc(),
+           "managed memory '%0' is used on the host%select{| by '%2()'}1 "
+           "while the kernel '%3' may still be writing it (a race, or a "
+           "crash on GPUs without concurrent managed access): wait for the "
+           "kernel first (cudaDeviceSynchronize or cudaStreamSynchronize)")
+          << operandName(Pointer, Ctx) << (Through != nullptr)
+          << (Through && Through->getDirectCallee()
+                  ? Through->getDirectCallee()->getName()
+                  : "")
+          << Kernel;
+      diag(Launch->getBeginLoc(), "the kernel is launched here",
+           DiagnosticIDs::Note);
+      if (AccessInCallee)
+        diag(AccessInCallee->getBeginLoc(), "'%0()' uses it on the host here",
+             DiagnosticIDs::Note)
+            << Through->getDirectCallee()->getName();
+      return;
+    }
   }
 }
 
