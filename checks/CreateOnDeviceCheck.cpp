@@ -239,6 +239,25 @@ llvm::SmallVector<const Expr *, 4> hostScalarValues(const CallExpr *Upload) {
   return Values;
 }
 
+/// A factory call \p Function returns directly on one of its paths
+/// (`return torch::randint(0, n, {1, 1});`), making a host tensor.
+const CallExpr *findReturnedFactory(const FunctionDecl *Function) {
+  const CallExpr *Found = nullptr;
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (const auto *Return = dyn_cast<ReturnStmt>(&S);
+        Return && Return->getRetValue())
+      if (const CallExpr *Factory = asFactoryCall(
+              ignoreCopiesAndConversions(Return->getRetValue()))) {
+        Found = Factory;
+        return WalkStep::Stop;
+      }
+    return WalkStep::Continue;
+  });
+  return Found;
+}
+
 /// True if \p Function runs on every step of the program rather than once:
 /// a module's forward(), a function called in a loop here (directly or
 /// through a few callers defined here), or one the project index knows a
@@ -335,6 +354,18 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   }
   const CallExpr *Factory = asFactoryCall(Object);
   const VarDecl *Variable = nullptr;
+  // `getAction(state).to(device)` where getAction (defined here) returns a
+  // host tensor a factory makes (`return torch::randint(0, n, {1, 1});`):
+  // created on the host in the callee, moved by the caller.
+  const FunctionDecl *ReturnedBy = nullptr;
+  if (!Factory)
+    if (const auto *Returning =
+            dyn_cast_or_null<CallExpr>(ignoreCopiesAndConversions(Object)))
+      if (const FunctionDecl *Callee = definedCallee(Returning, SM)) {
+        Factory = findReturnedFactory(Callee);
+        if (Factory)
+          ReturnedBy = Callee;
+      }
   if (!Factory) {
     const auto *Ref = dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Object));
     Variable = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -351,7 +382,10 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       createsEmptyTensor(Factory))
     return;
 
-  ExecutionFrequency Frequency = analyzeFrequency(Factory, Ctx);
+  ExecutionFrequency Frequency =
+      analyzeFrequency(ReturnedBy ? static_cast<const Stmt *>(Call)
+                                  : static_cast<const Stmt *>(Factory),
+                       Ctx);
   // Created once and moved on every iteration is a loop-invariant copy,
   // which xfer-copy-in-loop reports; here both happen together.
   if (Variable &&
@@ -377,18 +411,25 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   {
     DiagnosticBuilder Warning =
         diag(WarnLoc,
-             "%select{tensor|tensor '%1'}0 created on the host by '%2' is "
+             "%select{tensor|tensor '%1'|tensor returned by '%1()'}0 "
+             "created on the host by '%2' is "
              "copied to %select{the GPU|a device chosen at run time}3 by "
              "'%4'%5; pass the device to the factory to create it there "
              "directly")
-        << (Variable ? 1 : 0) << (Variable ? Variable->getName() : "")
+        << (ReturnedBy ? 2
+            : Variable ? 1
+                       : 0)
+        << (ReturnedBy ? ReturnedBy->getName()
+            : Variable ? Variable->getName()
+                       : "")
         << FactoryCall->Spelling << (M->Target == Placement::Cuda ? 0 : 1)
         << M->Operation << FrequencyPhrase;
 
     // The fix rewrites `factory(args).to(device)` as
     // `factory(args, device)`: only in the direct chain, where nothing else
     // sees the host tensor, and only where the result is the same tensor.
-    bool Fixable = !Variable && !ThroughHostOps && M->OnlyDevice &&
+    bool Fixable = !Variable && !ReturnedBy && !ThroughHostOps &&
+                   M->OnlyDevice &&
                    !Result.Nodes.getNodeAs<Expr>("instantiated") &&
                    (FixRandomFactories || !isRandomFactory(Factory));
     // Moving the device expression ahead of the factory's arguments must
@@ -470,6 +511,10 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     diag(SM.getExpansionLoc(Factory->getBeginLoc()),
          "'%0' is created on the host here", DiagnosticIDs::Note)
         << Variable->getName();
+  if (ReturnedBy)
+    diag(SM.getExpansionLoc(Factory->getBeginLoc()),
+         "'%0()' creates it on the host here", DiagnosticIDs::Note)
+        << ReturnedBy->getName();
   if (Frequency.inLoop())
     diag(Frequency.Loops.front().Loop->getBeginLoc(), "%0 starts here",
          DiagnosticIDs::Note)

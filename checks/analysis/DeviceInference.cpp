@@ -841,6 +841,11 @@ DeviceInference::ValueKind DeviceInference::kindOfType(QualType T) {
   const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   if (RD && (isNamed(RD, "Device") || isNamed(RD, "TensorOptions")))
     return ValueKind::Device;
+  // torch::DeviceType (torch::kCUDA, torch::kCPU) held in a variable or
+  // member: a device too.
+  if (const auto *Enum = T.getNonReferenceType()->getAs<EnumType>();
+      Enum && isNamed(Enum->getDecl(), "DeviceType"))
+    return ValueKind::Device;
   return ValueKind::None;
 }
 
