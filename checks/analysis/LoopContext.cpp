@@ -533,6 +533,14 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
 /// --i) layers[i]->backward(g);`). Its trips are the parts, not steps.
 const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop);
 
+/// True for a class whose objects can be the parts of a model or pipeline:
+/// one of the program's own, or a LibTorch module.
+bool isModelPart(const CXXRecordDecl *Class) {
+  const SourceManager &SM = Class->getASTContext().getSourceManager();
+  return !SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation())) ||
+         isModuleType(QualType(Class->getTypeForDecl(), 0));
+}
+
 bool walksContainerElements(const Stmt *Loop) {
   return methodCalledOnEachElement(Loop) != nullptr;
 }
@@ -619,9 +627,14 @@ const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop) {
         break;
     }
     const ValueDecl *D = namedDeclaration(Object);
-    if (D && (D == Element || D == Container)) {
-      Called = Call->getMethodDecl();
-      return Called ? WalkStep::Stop : WalkStep::Continue;
+    // The parts are objects of the program's own classes or LibTorch
+    // modules: `batch.data()` of a data loader's batch, or an optimizer's
+    // `param_group.options()`, walk no model.
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (D && (D == Element || D == Container) && Method &&
+        isModelPart(Method->getParent())) {
+      Called = Method;
+      return WalkStep::Stop;
     }
     return WalkStep::Continue;
   });

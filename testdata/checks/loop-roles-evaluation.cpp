@@ -138,3 +138,28 @@ void gatherThenTrain(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
     // XFER-NOTE: :[[@LINE-10]]:3: note: loop starts here
   }
 }
+
+// A batch loop that calls methods of its elements (`B.to(Gpu)`, a tensor,
+// not a part of a model) is the step loop of its function; the evaluation
+// beside the call in the epoch loop runs once per epoch.
+void trainOnBatches(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+                    std::vector<torch::Tensor> &Batches) {
+  for (auto &B : Batches) {
+    auto Loss = Model(B.to(Gpu)).mean();
+    Opt.zero_grad();
+    Loss.backward();
+    Opt.step();
+  }
+}
+float validate(torch::nn::Linear &Model, torch::Tensor Held) {
+  return Model(Held.to(Gpu)).mean().cpu().item<float>();
+}
+void epochsOfBatches(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+                     std::vector<torch::Tensor> &Batches, torch::Tensor Held,
+                     int Epochs) {
+  for (int E = 0; E < Epochs; ++E) {
+    trainOnBatches(Model, Opt, Batches);
+    float Score = validate(Model, Held);
+    (void)Score;
+  }
+}
