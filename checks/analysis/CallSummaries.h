@@ -6,7 +6,8 @@
 // first device-to-host copy its body performs unconditionally (not under a
 // counter guard such as `if (step % 100 == 0)`), directly or through further
 // calls, with the chain of calls that leads there. Recursion is cut at the
-// cycle. Functions defined elsewhere are not guessed at.
+// cycle. A virtual call runs the overriders this translation unit defines.
+// Functions defined elsewhere are not guessed at.
 //
 //===----------------------------------------------------------------------===//
 

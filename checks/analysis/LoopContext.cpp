@@ -527,10 +527,6 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
   return Do && evaluateCondition(Do->getCond(), Ctx) == false;
 }
 
-/// True if \p Loop walks the parts of a model or pipeline: each iteration
-/// calls a method of the next element of a container (`for (auto *Layer :
-/// layers) x = Layer->forward(x);`, `for (i = layers.size() - 1; i >= 0;
-/// --i) layers[i]->backward(g);`). Its trips are the parts, not steps.
 const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop);
 
 /// True for a class whose objects can be the parts of a model or pipeline:
@@ -541,6 +537,10 @@ bool isModelPart(const CXXRecordDecl *Class) {
          isModuleType(QualType(Class->getTypeForDecl(), 0));
 }
 
+/// True if \p Loop walks the parts of a model or pipeline: each iteration
+/// calls a method of the next element of a container (`for (auto *Layer :
+/// layers) x = Layer->forward(x);`, `for (i = layers.size() - 1; i >= 0;
+/// --i) layers[i]->backward(g);`). Its trips are the parts, not steps.
 bool walksContainerElements(const Stmt *Loop) {
   return methodCalledOnEachElement(Loop) != nullptr;
 }
