@@ -381,6 +381,11 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (Devices.tensorPlacement(Factory).Where != Placement::Cpu ||
       createsEmptyTensor(Factory))
     return;
+  // `torch::tensor(observations)` of a host container or array wraps data
+  // the host produced: new input, which has to cross the link anyway.
+  if (const FunctionDecl *Callee = Factory->getDirectCallee();
+      Callee && isNamed(Callee, "tensor") && hostScalarValues(Factory).empty())
+    return;
 
   ExecutionFrequency Frequency =
       analyzeFrequency(ReturnedBy ? static_cast<const Stmt *>(Call)

@@ -137,3 +137,13 @@ void previewsEveryFewEpochs(torch::nn::Linear &Generator, int Epochs) {
       (void)Generator(torch::randn({1, 4}).to(torch::kCUDA));
   }
 }
+
+// A tensor built from the host's own data of the iteration (a replay
+// batch's observations) is new input: it has to cross the link anyway.
+void replayBatches(const std::vector<std::vector<float>> &States,
+                   torch::Device Device) {
+  for (const std::vector<float> &State : States) {
+    auto Batch = torch::tensor(State).reshape({1, -1}).to(Device);
+    (void)Batch;
+  }
+}
