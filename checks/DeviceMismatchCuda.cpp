@@ -364,7 +364,12 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
     return;
   PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
   // On a device chosen at run time (`t.to(device).data_ptr()`) in a program
-  // that uses CUDA, a GPU run reads device memory: the run that matters.
+  // that uses CUDA, a GPU run reads device memory: the run that matters. A
+  // raw pointer that holds host memory on some paths and device memory on
+  // others (a matrix class with a `device` flag) is kept apart by the
+  // program itself: no finding.
+  if (Fact.Where == Placement::MaybeCuda && !isTensorStorage(Pointer))
+    return;
   const Stmt *ForcedAt = nullptr;
   if (!countsAsCuda(Fact, Access, Ctx, ForcedAt))
     return;

@@ -953,6 +953,12 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
   auto OnStmt = [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S))
       OnCall(Call);
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))
+      if (const CXXConstructorDecl *Constructor = Construct->getConstructor();
+          Constructor && Construct->getNumArgs() > 0 &&
+          !Constructor->isCopyOrMoveConstructor())
+        Out.ConstructionSites[Constructor->getCanonicalDecl()].push_back(
+            Construct);
     if (const auto *Op = dyn_cast<BinaryOperator>(&S)) {
       if (Op->getOpcode() == BO_Assign)
         NoteStore(Op->getLHS(), Op->getRHS());
@@ -1079,6 +1085,15 @@ PlacementFact DeviceInference::parameterPlacement(const ParmVarDecl *Param) {
         !isa<CXXDefaultArgExpr>(Call->getArg(ArgIndex)))
       Arguments.push_back(Call->getArg(ArgIndex));
   }
+  // `Matrix(n, d_p, true)`, `Runner R(torch::kCUDA)`: a constructor's
+  // parameters are what its constructions pass.
+  if (const auto &Sites = userCode().ConstructionSites;
+      isa<CXXConstructorDecl>(Function))
+    if (auto It = Sites.find(Function->getCanonicalDecl()); It != Sites.end())
+      for (const CXXConstructExpr *Construct : It->second)
+        if (Index < Construct->getNumArgs() &&
+            !isa<CXXDefaultArgExpr>(Construct->getArg(Index)))
+          Arguments.push_back(Construct->getArg(Index));
   PlacementFact Final =
       joinKnown(Arguments, Kind, "passed different placements by its callers");
   if (std::optional<Placement> Elsewhere =

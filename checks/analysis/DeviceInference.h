@@ -193,6 +193,11 @@ private:
     llvm::DenseMap<const FunctionDecl *,
                    llvm::SmallVector<const CallExpr *, 4>>
         CallSites;
+    /// Constructions by constructor (canonical declaration): their
+    /// arguments are the constructor's parameters.
+    llvm::DenseMap<const FunctionDecl *,
+                   llvm::SmallVector<const CXXConstructExpr *, 4>>
+        ConstructionSites;
     /// Globals that user code writes: their initializer is not their only
     /// value.
     llvm::DenseSet<const VarDecl *> AssignedGlobals;

@@ -38,14 +38,14 @@ void run(Agent &A, torch::Device Device, int Steps) {
 }
 
 // The device kept as a torch::DeviceType member, set by the constructor
-// from a parameter: a device chosen at run time.
+// from what its constructions pass (kCUDA here).
 struct Runner {
   torch::DeviceType Device;
   explicit Runner(torch::DeviceType D) { this->Device = D; }
   void steps(int N) {
     for (int I = 0; I < N; ++I) {
       torch::Tensor Noise = torch::randn({8}).to(Device);
-      // XFER-WARNING: :[[@LINE-1]]:47: warning: tensor created on the host by 'torch::randn()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 46; pass the device to the factory to create it there directly [xfer-create-on-device]
+      // XFER-WARNING: :[[@LINE-1]]:47: warning: tensor created on the host by 'torch::randn()' is copied to the GPU by 'to()' on every iteration of the loop at line 46; pass the device to the factory to create it there directly [xfer-create-on-device]
       // XFER-NOTE: :[[@LINE-3]]:5: note: loop starts here
       (void)Noise;
     }
