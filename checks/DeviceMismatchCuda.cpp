@@ -277,20 +277,19 @@ void DeviceMismatchCheck::checkManagedReadAfterLaunch(const CallExpr *Launch,
           return WalkStep::SkipChildren;
         std::optional<Hazard> H = classifyHazard(Call, Analyses->devices());
         const FunctionDecl *Callee = Call->getDirectCallee();
-        const bool DefinedHere = definedCallee(Call, SM) != nullptr;
+        const FunctionDecl *Target = definedCallee(Call, SM);
         if ((H && (H->Kind == HazardKind::HostSync ||
                    H->Kind == HazardKind::DeviceToHostCopy)) ||
-            (!H && Callee && !DefinedHere &&
+            (!H && Callee && !Target &&
              !SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()))) ||
             Summaries.findThroughCall(Call, HazardKind::HostSync)) {
           Result = AfterLaunch::Waits;
           return WalkStep::Stop;
         }
-        if (DefinedHere)
+        if (Target)
           for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
             const auto *Arg =
                 dyn_cast<DeclRefExpr>(Call->getArg(I)->IgnoreParenCasts());
-            const FunctionDecl *Target = definedCallee(Call, SM);
             const ParmVarDecl *Parameter =
                 I < Target->getNumParams() ? Target->getParamDecl(I) : nullptr;
             const Stmt *Access =

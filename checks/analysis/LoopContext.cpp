@@ -1767,6 +1767,9 @@ const Expr *loopCondition(const Stmt *Loop) {
 /// binding assigned the value (`cls = cls.cpu()`).
 const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
   auto VariableOf = [](const Expr *E) -> const ValueDecl * {
+    // A part of a host buffer (`Host + Offset`, `&Host[i]`).
+    if (const VarDecl *Buffer = slicedBuffer(E))
+      return Buffer;
     E = E ? E->IgnoreParenImpCasts() : nullptr;
     if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E);
         Unary && Unary->getOpcode() == UO_AddrOf)
@@ -1782,12 +1785,6 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
     else if (const auto *Element = dyn_cast_or_null<CXXOperatorCallExpr>(E);
              Element && Element->getOperator() == OO_Subscript)
       E = Element->getArg(0)->IgnoreParenImpCasts();
-    // `Host + Offset`: a part of the buffer.
-    else if (const auto *Part = dyn_cast_or_null<BinaryOperator>(E);
-             Part && Part->isAdditiveOp() && Part->getType()->isPointerType())
-      E = (Part->getLHS()->getType()->isPointerType() ? Part->getLHS()
-                                                      : Part->getRHS())
-              ->IgnoreParenImpCasts();
     if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
         Ref && isa<VarDecl, BindingDecl>(Ref->getDecl()))
       return Ref->getDecl();
