@@ -80,14 +80,15 @@ void LoopHazardCheck::onStartOfTranslationUnit() {
   Analyses.reset();
 }
 
-const HazardPath *LoopHazardCheck::hazardThroughCall(const CallExpr *Call,
-                                                     ASTContext &Ctx) {
+llvm::SmallVector<HazardPath, 4>
+LoopHazardCheck::hazardsThroughCall(const CallExpr *Call, ASTContext &Ctx) {
   for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy})
-    if (const HazardPath *Path = Analyses->summaries(ReportUnknownPlacement)
-                                     .findThroughCall(Call, Kind);
-        Path && handles(Path->Operation))
-      return Path;
-  return nullptr;
+    if (llvm::SmallVector<HazardPath, 4> Paths =
+            Analyses->summaries(ReportUnknownPlacement)
+                .findAllThroughCall(Call, Kind);
+        !Paths.empty() && handles(Paths.front().Operation))
+      return Paths;
+  return {};
 }
 
 const CallSummaries::ParameterUpload *
@@ -204,9 +205,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
     return;
   const HazardPath *Path = nullptr;
+  llvm::SmallVector<HazardPath, 4> ThroughCall;
   if (!H) {
-    Path = hazardThroughCall(Call, Ctx);
-    if (Path) {
+    ThroughCall = hazardsThroughCall(Call, Ctx);
+    if (!ThroughCall.empty()) {
+      Path = &ThroughCall.front();
       H = Path->Operation;
     } else if (const CallSummaries::ParameterUpload *Upload =
                    uploadThroughCall(Call, Ctx)) {
@@ -285,6 +288,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       << Loop.Kind;
   if (Path) {
     noteCallChain(*Path);
+    if (!ThroughCall.empty())
+      noteFurtherHazards(llvm::ArrayRef(ThroughCall).drop_front());
   } else {
     noteReadBacksAfter(Call, Ctx);
     if (ReadElementwise)
@@ -618,6 +623,16 @@ void LoopHazardCheck::noteObjectFinding(
     if (Path)
       noteCallChain(*Path);
   citeCost(Where, H, Frequency, Ctx);
+}
+
+void LoopHazardCheck::noteFurtherHazards(llvm::ArrayRef<HazardPath> Further) {
+  for (const HazardPath &Path : Further)
+    diag(Path.Steps.back()->getExprLoc(), "'%0' %1 here too",
+         DiagnosticIDs::Note)
+        << Path.Operation.Operation
+        << (Path.Operation.Kind == HazardKind::HostSync
+                ? "synchronizes with the GPU"
+                : "copies device memory to the host");
 }
 
 void LoopHazardCheck::noteCallChain(const HazardPath &Path) {

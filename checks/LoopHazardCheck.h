@@ -48,14 +48,18 @@ protected:
                                  llvm::StringRef FrequencyPhrase) = 0;
 
 private:
-  /// The hazard a call to a function defined in this translation unit
-  /// performs, when this check reports that kind.
-  const HazardPath *hazardThroughCall(const CallExpr *Call, ASTContext &Ctx);
+  /// The hazards a call to a function defined in this translation unit
+  /// performs, of the first kind this check reports: the one to report
+  /// first, then the further ones, each operation once.
+  llvm::SmallVector<HazardPath, 4> hazardsThroughCall(const CallExpr *Call,
+                                                      ASTContext &Ctx);
   /// The upload from one of its parameters that a call to a function
   /// defined here performs, when this check reports uploads.
   const CallSummaries::ParameterUpload *uploadThroughCall(const CallExpr *Call,
                                                           ASTContext &Ctx);
   void noteCallChain(const HazardPath &Path);
+  /// Notes at the hazards a call performs after the reported one.
+  void noteFurtherHazards(llvm::ArrayRef<HazardPath> Further);
   /// True if \p Call is a bare wait next to a blocking read-back (see
   /// waitsBesideReadBack): the read-back is the finding, if any.
   bool waitsBesideBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);

@@ -14,9 +14,15 @@ const HazardPath *CallSummaries::find(const FunctionDecl *Function,
                                       HazardKind Kind) {
   if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)
     return nullptr;
-  const Summary &S = summarize(Function);
-  const std::optional<HazardPath> &Path = S[slot(Kind)];
-  return Path ? &*Path : nullptr;
+  llvm::ArrayRef<HazardPath> Paths = findAll(Function, Kind);
+  return Paths.empty() ? nullptr : &Paths.front();
+}
+
+llvm::ArrayRef<HazardPath> CallSummaries::findAll(const FunctionDecl *Function,
+                                                  HazardKind Kind) {
+  if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)
+    return {};
+  return summarize(Function)[slot(Kind)];
 }
 
 namespace {
@@ -28,6 +34,17 @@ std::optional<unsigned> parameterIndex(const FunctionDecl *Function,
   if (!Parameter || Parameter->getDeclContext() != Function)
     return std::nullopt;
   return Parameter->getFunctionScopeIndex();
+}
+
+/// Adds \p Path to \p Paths unless its operation is there already (a
+/// helper called twice) or \p Paths is full.
+void addPath(llvm::SmallVectorImpl<HazardPath> &Paths, HazardPath Path) {
+  if (Paths.size() >= CallSummaries::MaxPathsPerKind ||
+      llvm::any_of(Paths, [&](const HazardPath &Known) {
+        return Known.Steps.back() == Path.Steps.back();
+      }))
+    return;
+  Paths.push_back(std::move(Path));
 }
 
 } // namespace
@@ -87,6 +104,15 @@ const HazardPath *CallSummaries::findThroughCall(const CallExpr *Call,
   return nullptr;
 }
 
+llvm::SmallVector<HazardPath, 4>
+CallSummaries::findAllThroughCall(const CallExpr *Call, HazardKind Kind) {
+  llvm::SmallVector<HazardPath, 4> Paths;
+  for (const FunctionDecl *Target : targetsOf(Call))
+    for (const HazardPath &Path : findAll(Target, Kind))
+      addPath(Paths, Path);
+  return Paths;
+}
+
 const CallSummaries::ParameterUpload *
 CallSummaries::findParameterUpload(const FunctionDecl *Function) {
   summarize(Function);
@@ -117,8 +143,11 @@ CallSummaries::summarize(const FunctionDecl *Function) {
   // loop: for a loop that calls it, that is epoch-level work. What the step
   // loop does is reported at that loop, not again at each call.
   const Stmt *StepLoop = findStepLoopInside(Function, Ctx);
+  auto Full = [&](unsigned Slot) {
+    return Result[Slot].size() >= MaxPathsPerKind;
+  };
   for (const CallExpr *Call : Calls) {
-    if (Result[0] && Result[1])
+    if (Full(0) && Full(1))
       break;
     // Work done only every N calls of a counter-guarded branch does not
     // happen on every call.
@@ -151,9 +180,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       }
       if (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
         continue;
-      std::optional<HazardPath> &Slot = Result[slot(H->Kind)];
-      if (!Slot)
-        Slot = HazardPath{*H, {Call}};
+      addPath(Result[slot(H->Kind)], HazardPath{*H, {Call}});
       continue;
     }
     for (const FunctionDecl *Target : targetsOf(Call)) {
@@ -161,10 +188,10 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         continue;
       const Summary &Inner = summarize(Target);
       for (unsigned I = 0; I < 2; ++I)
-        if (!Result[I] && Inner[I]) {
-          HazardPath Path{Inner[I]->Operation, {Call}};
-          Path.Steps.append(Inner[I]->Steps.begin(), Inner[I]->Steps.end());
-          Result[I] = std::move(Path);
+        for (const HazardPath &InnerPath : Inner[I]) {
+          HazardPath Path{InnerPath.Operation, {Call}};
+          Path.Steps.append(InnerPath.Steps.begin(), InnerPath.Steps.end());
+          addPath(Result[I], std::move(Path));
         }
     }
     const FunctionDecl *Callee = definedCallee(Call, SM);
@@ -185,7 +212,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
   // Local objects whose constructor or destructor synchronizes (a scratch
   // buffer class allocating in its constructor): every call makes and
   // destroys them.
-  if (!Result[slot(HazardKind::HostSync)])
+  if (!Full(slot(HazardKind::HostSync)))
     walkStmt(Function->getBody(), [&](const Stmt &S) {
       if (isa<LambdaExpr>(S))
         return WalkStep::SkipChildren;
@@ -211,12 +238,11 @@ CallSummaries::summarize(const FunctionDecl *Function) {
               static_cast<const FunctionDecl *>(Class->getDestructor())}) {
           if (!Runs || Runs == Function)
             continue;
-          const Summary &Inner = summarize(Runs);
-          if (const std::optional<HazardPath> &Path =
-                  Inner[slot(HazardKind::HostSync)]) {
-            Result[slot(HazardKind::HostSync)] = *Path;
+          for (const HazardPath &Path :
+               summarize(Runs)[slot(HazardKind::HostSync)])
+            addPath(Result[slot(HazardKind::HostSync)], Path);
+          if (Full(slot(HazardKind::HostSync)))
             return WalkStep::Stop;
-          }
         }
       }
       return WalkStep::Continue;

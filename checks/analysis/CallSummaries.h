@@ -2,10 +2,11 @@
 //
 // A call inside a loop to a function (or lambda, or method) defined in the
 // same translation unit is as costly as the hazards its body performs on
-// every call. Each function is summarised once: the first host sync and the
-// first device-to-host copy its body performs unconditionally (not under a
+// every call. Each function is summarised once: the host syncs and the
+// device-to-host copies its body performs unconditionally (not under a
 // counter guard such as `if (step % 100 == 0)`), directly or through further
-// calls, with the chain of calls that leads there. Recursion is cut at the
+// calls, in the order of its body, each with the chain of calls that leads
+// there. Recursion is cut at the
 // cycle. A virtual call runs the overriders this translation unit defines.
 // Functions defined elsewhere are not guessed at.
 //
@@ -46,6 +47,13 @@ public:
   /// call of \p Function performs, if any.
   const HazardPath *find(const FunctionDecl *Function, HazardKind Kind);
 
+  /// Every hazard of \p Kind that every call of \p Function performs, in
+  /// the order of its body, each operation once and at most MaxPathsPerKind
+  /// of them: a helper that allocates, copies, waits and frees costs each.
+  llvm::ArrayRef<HazardPath> findAll(const FunctionDecl *Function,
+                                     HazardKind Kind);
+  static constexpr unsigned MaxPathsPerKind = 12;
+
   /// A host-to-device copy whose source is one of \p Function's parameters
   /// (`upload(dst, src, n)` wrapping cudaMemcpy): a cost of the call when a
   /// loop passes the same data each time.
@@ -65,8 +73,14 @@ public:
   /// targets.
   const HazardPath *findThroughCall(const CallExpr *Call, HazardKind Kind);
 
+  /// Every hazard of \p Kind that \p Call performs through its targets
+  /// (each overrider a virtual call may run), first findThroughCall's, each
+  /// operation once and at most MaxPathsPerKind of them.
+  llvm::SmallVector<HazardPath, 4> findAllThroughCall(const CallExpr *Call,
+                                                      HazardKind Kind);
+
 private:
-  using Summary = std::array<std::optional<HazardPath>, 2>;
+  using Summary = std::array<llvm::SmallVector<HazardPath, 1>, 2>;
   static unsigned slot(HazardKind Kind) {
     return Kind == HazardKind::HostSync ? 0 : 1;
   }

@@ -57,11 +57,56 @@ bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
          isMacroStatementWrapper(parentStmt(Block, Ctx), Ctx);
 }
 
+/// True if \p E names \p Field (`n`, `this->n`).
+bool namesField(const Expr *E, const FieldDecl *Field) {
+  const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  return Member && Member->getMemberDecl() == Field;
+}
+
+/// True if \p Field is a setting of its object rather than a count: every
+/// method of its class is defined here and none steps it (`++n`, `n += k`,
+/// `n = n + 1`). `width % 8 == 0` tests a size, once for every call alike.
+bool isUnsteppedField(const FieldDecl *Field) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Class)
+    return false;
+  auto Steps = [&](const Expr &E) {
+    if (const auto *Unary = dyn_cast<UnaryOperator>(&E))
+      return Unary->isIncrementDecrementOp() &&
+             namesField(Unary->getSubExpr(), Field);
+    if (const auto *Compound = dyn_cast<CompoundAssignOperator>(&E))
+      return namesField(Compound->getLHS(), Field);
+    const auto *Assign = dyn_cast<BinaryOperator>(&E);
+    return Assign && Assign->getOpcode() == BO_Assign &&
+           namesField(Assign->getLHS(), Field) &&
+           containsMatch<MemberExpr>(Assign->getRHS(),
+                                     [&](const MemberExpr &Member) {
+                                       return Member.getMemberDecl() == Field;
+                                     });
+  };
+  for (const CXXMethodDecl *Method : Class->methods()) {
+    if (Method->isImplicit() || Method->isPureVirtual() ||
+        Method->isDeleted() || Method->isDefaulted())
+      continue;
+    const FunctionDecl *Definition = nullptr;
+    if (!Method->hasBody(Definition))
+      return false; // defined elsewhere: it may count
+    if (containsMatch<Expr>(Definition->getBody(), Steps))
+      return false;
+  }
+  return true;
+}
+
 /// `X % N` with X a counter: the period N.
 std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
   const auto *Rem = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
   if (!Rem || Rem->getOpcode() != BO_Rem || !refersToVariable(Rem->getLHS()))
     return std::nullopt;
+  if (const auto *Member =
+          dyn_cast<MemberExpr>(Rem->getLHS()->IgnoreParenImpCasts()))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && isUnsteppedField(Field))
+      return std::nullopt;
   Guard G;
   G.Kind = GuardKind::EveryN;
   if (std::optional<int64_t> N = evaluateInt(Rem->getRHS(), Ctx)) {

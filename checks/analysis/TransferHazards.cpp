@@ -237,6 +237,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     return H;
   case CudaApi::MallocManaged:
   case CudaApi::FreeHost:
+  case CudaApi::CublasCreate:
   case CudaApi::CublasDestroy:
   case CudaApi::CufftPlan1d:
   case CudaApi::CufftPlan2d:

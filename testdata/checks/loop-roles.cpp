@@ -214,6 +214,7 @@ void solveOnEachStream(double *X, cudaStream_t *Streams, int StreamsNumber,
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'solve()' synchronizes with the GPU on every iteration of the loop at line 212: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     // XFER-NOTE: :[[@LINE-12]]:3: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :206:3: note: 'cudaFree' synchronizes with the GPU here too
 }
 
 // A helper defined in no file given whose name says it reads a property

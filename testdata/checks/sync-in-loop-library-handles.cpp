@@ -2,8 +2,9 @@
 // XFER-CHECKS: -*,xfer-sync-in-loop
 // XFER-CONFIG: {CheckOptions: {CostNotes: false}}
 // Library handles made and released on every step: a cuFFT plan allocates
-// its work area and cufftDestroy frees it; cuBLAS documents that
-// cublasDestroy synchronizes the device. Make them once, before the loop.
+// its work area and cufftDestroy frees it; cublasCreate allocates device
+// memory and cuBLAS documents that cublasDestroy synchronizes the device.
+// Make them once, before the loop.
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cufft.h>
@@ -12,11 +13,11 @@ void pressureSolve(cufftComplex *Field, int N, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     cufftHandle Plan;
     cufftPlan2d(&Plan, N, N, CUFFT_C2C);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cufftPlan2d' synchronizes with the GPU on every iteration of the loop at line 12: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cufftPlan2d' synchronizes with the GPU on every iteration of the loop at line 13: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     cufftExecC2C(Plan, Field, Field, CUFFT_FORWARD);
     cufftDestroy(Plan);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cufftDestroy' synchronizes with the GPU on every iteration of the loop at line 12: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cufftDestroy' synchronizes with the GPU on every iteration of the loop at line 13: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
   }
 }
@@ -33,10 +34,12 @@ void scale(float *Device, int N) {
 void train(float *Device, int N, int Steps) {
   for (int Step = 0; Step < Steps; ++Step)
     scale(Device, N);
-  // XFER-WARNING: :[[@LINE-1]]:5: warning: 'scale()' synchronizes with the GPU on every iteration of the loop at line 34: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+  // XFER-WARNING: :[[@LINE-1]]:5: warning: 'scale()' synchronizes with the GPU on every iteration of the loop at line 35: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
   // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
-  // XFER-NOTE: :[[@LINE-8]]:3: note: 'cublasDestroy' synchronizes with the GPU here
-  // cublas_v2.h names it through a macro, as the real header does:
+  // XFER-NOTE: :28:3: note: 'cublasCreate' synchronizes with the GPU here
+  // XFER-NOTE: :31:3: note: 'cublasDestroy' synchronizes with the GPU here too
+  // cublas_v2.h names them through macros, as the real header does:
+  // XFER-NOTE: :25:22: note: expanded from macro 'cublasCreate'
   // XFER-NOTE: :26:23: note: expanded from macro 'cublasDestroy'
 }
 

@@ -120,4 +120,5 @@ void trainSamples(float *Weights, int Samples, int N) {
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'backpropagate()' synchronizes with the GPU on every iteration of the loop at line 118: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :118:3: note: loop starts here
     // XFER-NOTE: :14:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :16:21: note: 'cudaFree' synchronizes with the GPU here too
 }

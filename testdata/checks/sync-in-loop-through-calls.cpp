@@ -114,6 +114,7 @@ void runStages(Stage &First, Stage *Second, float *Data, int Steps) {
     // XFER-WARNING: :[[@LINE-1]]:11: warning: 'run()' synchronizes with the GPU on every iteration of the loop at line 112: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     // XFER-NOTE: :104:5: note: 'cudaMalloc' synchronizes with the GPU here
+    // XFER-NOTE: :105:5: note: 'cudaFree' synchronizes with the GPU here too
     // Qualified: the base's own method, which has no body here.
     Second->Stage::run(Data);
   }

@@ -22,9 +22,11 @@ findings in the project's files are matched to `labels/<owner>__<name>.tsv`
 - TP: a finding matching a `hazard` label (each label counts once; further
   findings on it are duplicates, reported but not scored);
 - values read back one after another in an iteration are one finding with a
-  note "the same iteration reads back here too" at each later read; a
-  `hazard` label at such a note's place is found by that finding (it counts
-  for recall, not as another finding);
+  note "the same iteration reads back here too" at each later read, and a
+  call whose function blocks several times has a note "'cudaFree'
+  synchronizes with the GPU here too" at each further operation; a `hazard`
+  label at such a note's place is found by that finding (it counts for
+  recall, not as another finding);
 - FP: a finding matching an `acceptable` label, or no label at all;
 - miss: a `hazard` label no finding matches.
 
@@ -173,8 +175,9 @@ def score_project(root, labels, findings):
             if fresh:
                 matched.add(fresh[0])
             for note in finding.get("notes", []):
-                if not note["message"].startswith(
-                        "the same iteration reads back here too"):
+                if not (note["message"].startswith(
+                        "the same iteration reads back here too")
+                        or note["message"].endswith(" here too")):
                     continue
                 place = (os.path.relpath(os.path.realpath(note["file"]),
                                          os.path.realpath(root)), note["line"])
