@@ -676,8 +676,10 @@ DeviceInference::evaluateDeviceExpr(const Expr *Original) {
     const Expr *Object = nullptr;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
       Object = Member->getImplicitObjectArgument();
-    // options.device(d), torch::device(d)
-    if (Name == "device" && Call->getNumArgs() == 1)
+    // options.device(d), torch::device(d), options.device(kCUDA, 1): the
+    // first argument names the device type.
+    if (Name == "device" && Call->getNumArgs() >= 1 &&
+        !(Object && isTensorType(Object->getType())))
       return evaluateDevice(Call->getArg(0));
     // tensor.device(), tensor.options()
     if ((Name == "device" || Name == "options") && Object &&

@@ -148,3 +148,20 @@ void parameterFreeModules() {
   (void)Head(Logits);
   // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Head' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// Options naming a device type and an index (`device(kCUDA, 1)`), kept in
+// a global and copied into another: tensors made or moved with them are on
+// that GPU, like the module.
+const auto GpuOptions = torch::TensorOptions().device(torch::kCUDA, 1);
+const auto Options = GpuOptions;
+torch::Tensor initialState() { return torch::zeros({4, 16}, Options); }
+void unrollOnSecondGpu(torch::nn::Linear &Update, int Steps) {
+  Update->to(torch::Device(torch::kCUDA, 1));
+  torch::Tensor State = initialState();
+  for (int Step = 0; Step < Steps; ++Step) {
+    State = State.to(Options);
+    State = Update(State);
+  }
+  (void)Update(torch::zeros({4, 16}, torch::TensorOptions().device(torch::kCPU, 0)));
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Update' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

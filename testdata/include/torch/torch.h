@@ -75,6 +75,11 @@ struct TensorOptions {
   /* implicit */ TensorOptions(Args &&...A)
       : TensorOptions(Device(std::forward<Args>(A)...)) {}
   TensorOptions device(Device D) const;
+  // options.device(kCUDA, 1), as the real header allows.
+  template <typename... Args>
+  TensorOptions device(Args &&...A) const {
+    return device(Device(std::forward<Args>(A)...));
+  }
   TensorOptions dtype(ScalarType S) const;
   TensorOptions requires_grad(bool R = true) const;
   TensorOptions pinned_memory(bool P = true) const;
