@@ -530,6 +530,12 @@ std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
   case CudaApi::Memcpy2D:
   case CudaApi::Memcpy2DAsync:
     return 6;
+  case CudaApi::MemcpyToArray:
+  case CudaApi::MemcpyFromArray:
+    return 5;
+  case CudaApi::Memcpy2DToArray:
+  case CudaApi::Memcpy2DFromArray:
+    return 7;
   case CudaApi::MemcpyFromSymbol:
   case CudaApi::MemcpyToSymbol:
   case CudaApi::MemcpyFromSymbolAsync:
@@ -551,6 +557,10 @@ bool isCopy(CudaApi Api) {
   switch (Api) {
   case CudaApi::Memcpy:
   case CudaApi::Memcpy2D:
+  case CudaApi::MemcpyToArray:
+  case CudaApi::MemcpyFromArray:
+  case CudaApi::Memcpy2DToArray:
+  case CudaApi::Memcpy2DFromArray:
   case CudaApi::Memcpy3D:
   case CudaApi::MemcpyFromSymbol:
   case CudaApi::MemcpyToSymbol:

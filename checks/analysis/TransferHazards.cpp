@@ -220,6 +220,21 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   return H;
 }
 
+/// Where a synchronous copy's source pointer is among its arguments
+/// (cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)).
+unsigned memcpySourceArgIndex(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::Memcpy2D:
+  case CudaApi::Memcpy2DFromArray:
+    return 2;
+  case CudaApi::MemcpyToArray:
+  case CudaApi::Memcpy2DToArray:
+    return 3;
+  default:
+    return 1; // cudaMemcpy, cudaMemcpyFromArray(dst, src, ...)
+  }
+}
+
 std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
                                    DeviceInference &Devices) {
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false,
@@ -236,6 +251,11 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     H.CostPattern = patterns::CudaEventSynchronize;
     return H;
   case CudaApi::MallocManaged:
+  case CudaApi::MallocPitch:
+  case CudaApi::Malloc3D:
+  case CudaApi::MallocArray:
+  case CudaApi::Malloc3DArray:
+  case CudaApi::FreeArray:
   case CudaApi::FreeHost:
   case CudaApi::CublasCreate:
   case CudaApi::CublasDestroy:
@@ -255,6 +275,10 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     return H;
   case CudaApi::Memcpy:
   case CudaApi::Memcpy2D:
+  case CudaApi::MemcpyToArray:
+  case CudaApi::MemcpyFromArray:
+  case CudaApi::Memcpy2DToArray:
+  case CudaApi::Memcpy2DFromArray:
   case CudaApi::MemcpyFromSymbol:
   case CudaApi::MemcpyToSymbol: {
     std::optional<unsigned> KindIndex = memcpyKindArgIndex(Api);
@@ -268,7 +292,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     const bool ToSymbol = Api == CudaApi::MemcpyToSymbol;
     const Expr *Destination = ToSymbol ? nullptr : Call->getArg(0);
     const Expr *Source =
-        FromSymbol ? nullptr : Call->getArg(Api == CudaApi::Memcpy2D ? 2 : 1);
+        FromSymbol ? nullptr : Call->getArg(memcpySourceArgIndex(Api));
     if (*Direction == MemcpyDirection::Default) {
       // cudaMemcpyDefault: the direction follows from the pointers.
       PlacementFact Dst = Destination ? Devices.pointerPlacement(Destination)
@@ -284,6 +308,8 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     }
     if (Api == CudaApi::Memcpy)
       H.Bytes = evaluateCount(Call->getArg(2), Devices.context());
+    if (Api == CudaApi::MemcpyToArray || Api == CudaApi::MemcpyFromArray)
+      H.Bytes = evaluateCount(Call->getArg(4), Devices.context());
     if (*Direction == MemcpyDirection::DeviceToHost) {
       H.Kind = HazardKind::DeviceToHostCopy;
       H.Subject = Destination;

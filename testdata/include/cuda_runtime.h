@@ -76,6 +76,30 @@ cudaError_t cudaMallocManaged(void **DevPtr, size_t Size,
                               unsigned Flags = cudaMemAttachGlobal);
 cudaError_t cudaFree(void *DevPtr);
 cudaError_t cudaFreeHost(void *Ptr);
+struct cudaChannelFormatDesc {
+  int x, y, z, w;
+  int f;
+};
+cudaError_t cudaMallocPitch(void **DevPtr, size_t *Pitch, size_t Width,
+                            size_t Height);
+cudaError_t cudaMallocArray(cudaArray_t *Array,
+                            const struct cudaChannelFormatDesc *Desc,
+                            size_t Width, size_t Height = 0,
+                            unsigned Flags = 0);
+cudaError_t cudaFreeArray(cudaArray_t Array);
+cudaError_t cudaMemcpyToArray(cudaArray_t Dst, size_t WOffset, size_t HOffset,
+                              const void *Src, size_t Count,
+                              enum cudaMemcpyKind Kind);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t Dst, size_t WOffset,
+                                size_t HOffset, const void *Src, size_t SPitch,
+                                size_t Width, size_t Height,
+                                enum cudaMemcpyKind Kind);
+cudaError_t cudaMemcpyFromArray(void *Dst, cudaArray_t Src, size_t WOffset,
+                                size_t HOffset, size_t Count,
+                                enum cudaMemcpyKind Kind);
+cudaError_t cudaMemcpy2DFromArray(void *Dst, size_t DPitch, cudaArray_t Src,
+                                  size_t WOffset, size_t HOffset, size_t Width,
+                                  size_t Height, enum cudaMemcpyKind Kind);
 cudaError_t cudaMemcpy(void *Dst, const void *Src, size_t Count,
                        enum cudaMemcpyKind Kind);
 cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Count,
