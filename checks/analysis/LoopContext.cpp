@@ -2233,6 +2233,19 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
   return false;
 }
 
+bool exitTestReads(const Stmt *Loop,
+                   llvm::function_ref<bool(const Expr &)> ReadsValue) {
+  if (!isLoopStmt(Loop))
+    return false;
+  const Expr *Condition = loopCondition(Loop);
+  auto Reads = [&](const Stmt *S) {
+    return S && containsMatch<Expr>(S, ReadsValue);
+  };
+  return Reads(Condition) ||
+         exitDecidedBy(loopBody(Loop), Condition,
+                       [&](const Expr *Cond) { return Reads(Cond); });
+}
+
 bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
                      ASTContext &Ctx) {
   const auto *Member = dyn_cast_or_null<CXXMethodDecl>(Method);

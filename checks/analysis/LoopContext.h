@@ -160,6 +160,13 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 
+/// True if \p Loop's condition, or the condition of an `if` in its body
+/// that leaves it, contains an expression satisfying \p ReadsValue (a
+/// dereference of managed memory a kernel writes: `if (prev == *count)
+/// break;`).
+bool exitTestReads(const Stmt *Loop,
+                   llvm::function_ref<bool(const Expr &)> ReadsValue);
+
 /// True if the host value \p ReadBack reads (or what the loop computes from
 /// it: `info = env.step(action)`) is part of what a host-to-device copy in
 /// \p Loop uploads (`from_blob(info.obs).to(device)`): the device waits for
