@@ -167,10 +167,6 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 bool exitTestReads(const Stmt *Loop,
                    llvm::function_ref<bool(const Expr &)> ReadsValue);
 
-/// True if the host value \p ReadBack reads (or what the loop computes from
-/// it: `info = env.step(action)`) is part of what a host-to-device copy in
-/// \p Loop uploads (`from_blob(info.obs).to(device)`): the device waits for
-/// the host's answer to go on, so the read-back cannot be deferred.
 /// True if the host memory \p ReadBack fills is rewritten by the host and
 /// then uploaded again in the same iteration of \p Loop (`cudaMemcpy(p,
 /// pDev, ...)`, a host loop rescaling `p[i]`, `cudaMemcpy(pDev, p, ...)`):
@@ -179,6 +175,10 @@ bool exitTestReads(const Stmt *Loop,
 bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
                            DeviceInference &Devices, ASTContext &Ctx);
 
+/// True if the host value \p ReadBack reads (or what the loop computes from
+/// it: `info = env.step(action)`) is part of what a host-to-device copy in
+/// \p Loop uploads (`from_blob(info.obs).to(device)`): the device waits for
+/// the host's answer to go on, so the read-back cannot be deferred.
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx);
 
