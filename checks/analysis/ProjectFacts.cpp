@@ -46,8 +46,16 @@ void forEachOverriddenMethod(
 } // namespace
 
 std::string functionKey(const FunctionDecl *Function) {
-  return Function->getQualifiedNameAsString() + "/" +
-         std::to_string(Function->getNumParams());
+  // Parameter types tell overloads apart (a class's copy and move
+  // assignment); canonical, so typedefs spell the same in every file.
+  std::string Key = Function->getQualifiedNameAsString() + "(";
+  const PrintingPolicy &Policy = Function->getASTContext().getPrintingPolicy();
+  for (const ParmVarDecl *Parameter : Function->parameters()) {
+    if (Parameter->getFunctionScopeIndex() > 0)
+      Key += ",";
+    Key += Parameter->getType().getCanonicalType().getAsString(Policy);
+  }
+  return Key + ")";
 }
 
 llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,

@@ -30,7 +30,8 @@ struct StepOrigin {
 };
 
 /// A key for \p Function that is the same in every translation unit:
-/// its qualified name and parameter count.
+/// its qualified name and canonical parameter types (`Frame::operator=(
+/// Frame &&)`).
 std::string functionKey(const FunctionDecl *Function);
 
 class ProjectFacts {
