@@ -103,19 +103,11 @@ std::optional<CudaApi> allocationApi(const Stmt *Origin) {
 void DeviceMismatchCheck::checkMemcpyKind(const CallExpr *Call,
                                           ASTContext &Ctx) {
   std::optional<CudaApi> Api = identifyCudaCall(Call);
-  unsigned SourceIndex;
-  switch (*Api) {
-  case CudaApi::Memcpy:
-  case CudaApi::MemcpyAsync:
-    SourceIndex = 1;
-    break;
-  case CudaApi::Memcpy2D:
-  case CudaApi::Memcpy2DAsync:
-    SourceIndex = 2;
-    break;
-  default:
+  // Pointer to pointer copies only: an array's side has no placement.
+  if (*Api != CudaApi::Memcpy && *Api != CudaApi::MemcpyAsync &&
+      *Api != CudaApi::Memcpy2D && *Api != CudaApi::Memcpy2DAsync)
     return;
-  }
+  const unsigned SourceIndex = *memcpySourceArgIndex(*Api);
   std::optional<unsigned> KindIndex = memcpyKindArgIndex(*Api);
   if (!KindIndex || *KindIndex >= Call->getNumArgs())
     return;

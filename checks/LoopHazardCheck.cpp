@@ -113,23 +113,6 @@ bool LoopHazardCheck::waitsBesideBlockingReadBack(const CallExpr *Call,
          });
 }
 
-bool LoopHazardCheck::waitsForManagedExitTest(const Stmt *Loop) {
-  // cudaDeviceSynchronize(); if (prev == *count) break; with `count` in
-  // managed memory a kernel writes: the wait is what makes the value the
-  // loop's exit test reads valid on the host.
-  DeviceInference &Devices = Analyses->devices();
-  return exitTestReads(Loop, [&](const Expr &E) {
-    const Expr *Pointer = nullptr;
-    if (const auto *Deref = dyn_cast<UnaryOperator>(&E);
-        Deref && Deref->getOpcode() == UO_Deref)
-      Pointer = Deref->getSubExpr();
-    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(&E))
-      Pointer = Subscript->getBase();
-    return Pointer && Pointer->getType()->isPointerType() &&
-           Devices.pointerPlacement(Pointer).Where == Placement::Managed;
-  });
-}
-
 bool LoopHazardCheck::followsBlockingReadBack(const CallExpr *Call,
                                               ASTContext &Ctx) {
   DeviceInference &Devices = Analyses->devices();
@@ -268,8 +251,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // read many times per decision.
   const bool DecidesExit =
       decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx) ||
-      (!Path && isBareWait(Call) &&
-       waitsForManagedExitTest(Frequency.Loops.front().Loop));
+      (!Path && waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
+                                        Analyses->devices()));
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
   // A value the host turns into the next input it uploads (the action that

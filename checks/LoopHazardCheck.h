@@ -60,9 +60,6 @@ private:
   void noteCallChain(const HazardPath &Path);
   /// Notes at the hazards a call performs after the reported one.
   void noteFurtherHazards(llvm::ArrayRef<HazardPath> Further);
-  /// True if an exit test of \p Loop reads managed memory: a bare wait in
-  /// the loop makes that value valid, as a read-back would.
-  bool waitsForManagedExitTest(const Stmt *Loop);
   /// True if \p Call is a bare wait next to a blocking read-back (see
   /// waitsBesideReadBack): the read-back is the finding, if any.
   bool waitsBesideBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);

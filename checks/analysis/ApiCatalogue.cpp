@@ -546,6 +546,26 @@ std::optional<unsigned> memcpyKindArgIndex(CudaApi Api) {
   }
 }
 
+std::optional<unsigned> memcpySourceArgIndex(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::Memcpy:
+  case CudaApi::MemcpyAsync:
+  case CudaApi::MemcpyFromArray:
+  case CudaApi::MemcpyToSymbol:
+  case CudaApi::MemcpyToSymbolAsync:
+    return 1;
+  case CudaApi::Memcpy2D:
+  case CudaApi::Memcpy2DAsync:
+  case CudaApi::Memcpy2DFromArray:
+    return 2;
+  case CudaApi::MemcpyToArray:
+  case CudaApi::Memcpy2DToArray:
+    return 3;
+  default:
+    return std::nullopt;
+  }
+}
+
 bool isAsyncCopy(CudaApi Api) {
   return Api == CudaApi::MemcpyAsync || Api == CudaApi::Memcpy2DAsync ||
          Api == CudaApi::Memcpy3DAsync || Api == CudaApi::MemcpyPeerAsync ||

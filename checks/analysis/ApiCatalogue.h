@@ -86,6 +86,11 @@ llvm::StringRef cudaApiName(CudaApi Api);
 /// Index of the cudaMemcpyKind argument of a copy function, if it has one.
 std::optional<unsigned> memcpyKindArgIndex(CudaApi Api);
 
+/// Where a cudaMemcpy* call's source pointer or array is among its
+/// arguments (cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind));
+/// none where the source is a symbol or a cudaMemcpy3DParms.
+std::optional<unsigned> memcpySourceArgIndex(CudaApi Api);
+
 /// True for the asynchronous copy functions (cudaMemcpy*Async).
 bool isAsyncCopy(CudaApi Api);
 

@@ -2233,17 +2233,30 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
   return false;
 }
 
-bool exitTestReads(const Stmt *Loop,
-                   llvm::function_ref<bool(const Expr &)> ReadsValue) {
-  if (!isLoopStmt(Loop))
+bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
+                             DeviceInference &Devices) {
+  // cudaDeviceSynchronize(); if (prev == *count) break; with `count` in
+  // managed memory a kernel writes: the wait is what makes the value the
+  // loop's exit test reads valid on the host.
+  if (!isBareWait(Wait) || !isLoopStmt(Loop))
     return false;
-  const Expr *Condition = loopCondition(Loop);
-  auto Reads = [&](const Stmt *S) {
-    return S && containsMatch<Expr>(S, ReadsValue);
+  auto ReadsManaged = [&](const Stmt *S) {
+    return S && containsMatch<Expr>(S, [&](const Expr &E) {
+             const Expr *Pointer = nullptr;
+             if (const auto *Deref = dyn_cast<UnaryOperator>(&E);
+                 Deref && Deref->getOpcode() == UO_Deref)
+               Pointer = Deref->getSubExpr();
+             else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(&E))
+               Pointer = Subscript->getBase();
+             return Pointer && Pointer->getType()->isPointerType() &&
+                    Devices.pointerPlacement(Pointer).Where ==
+                        Placement::Managed;
+           });
   };
-  return Reads(Condition) ||
+  const Expr *Condition = loopCondition(Loop);
+  return ReadsManaged(Condition) ||
          exitDecidedBy(loopBody(Loop), Condition,
-                       [&](const Expr *Cond) { return Reads(Cond); });
+                       [&](const Expr *Cond) { return ReadsManaged(Cond); });
 }
 
 bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,

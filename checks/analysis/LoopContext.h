@@ -160,12 +160,12 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 
-/// True if \p Loop's condition, or the condition of an `if` in its body
-/// that leaves it, contains an expression satisfying \p ReadsValue (a
-/// dereference of managed memory a kernel writes: `if (prev == *count)
-/// break;`).
-bool exitTestReads(const Stmt *Loop,
-                   llvm::function_ref<bool(const Expr &)> ReadsValue);
+/// True if \p Wait is a bare wait in \p Loop whose exit test (its
+/// condition, or the condition of an `if` in its body that leaves it) reads
+/// managed memory (`if (prev == *count) break;`): the wait makes that value
+/// valid on the host, a termination read like decidesLoopExit's.
+bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
+                             DeviceInference &Devices);
 
 /// True if the host memory \p ReadBack fills is rewritten by the host and
 /// then uploaded again in the same iteration of \p Loop (`cudaMemcpy(p,

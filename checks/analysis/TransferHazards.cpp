@@ -220,21 +220,6 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   return H;
 }
 
-/// Where a synchronous copy's source pointer is among its arguments
-/// (cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind)).
-unsigned memcpySourceArgIndex(CudaApi Api) {
-  switch (Api) {
-  case CudaApi::Memcpy2D:
-  case CudaApi::Memcpy2DFromArray:
-    return 2;
-  case CudaApi::MemcpyToArray:
-  case CudaApi::Memcpy2DToArray:
-    return 3;
-  default:
-    return 1; // cudaMemcpy, cudaMemcpyFromArray(dst, src, ...)
-  }
-}
-
 std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
                                    DeviceInference &Devices) {
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false,
@@ -292,7 +277,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     const bool ToSymbol = Api == CudaApi::MemcpyToSymbol;
     const Expr *Destination = ToSymbol ? nullptr : Call->getArg(0);
     const Expr *Source =
-        FromSymbol ? nullptr : Call->getArg(memcpySourceArgIndex(Api));
+        FromSymbol ? nullptr : Call->getArg(*memcpySourceArgIndex(Api));
     if (*Direction == MemcpyDirection::Default) {
       // cudaMemcpyDefault: the direction follows from the pointers.
       PlacementFact Dst = Destination ? Devices.pointerPlacement(Destination)
