@@ -2004,6 +2004,15 @@ bool printsToConsole(const CallExpr *Call) {
          !llvm::is_contained({"fwrite", "fputs", "fprintf"}, Callee->getName());
 }
 
+/// True if \p Callee gives memory back (`free(host)` after printing from
+/// it): releasing a buffer does not read what was copied into it.
+bool releasesMemory(const FunctionDecl *Callee) {
+  return Callee->getIdentifier() &&
+         llvm::is_contained({"free", "cudaFreeHost", "cudaFree",
+                             "cudaHostUnregister", "cudaFreeAsync"},
+                            Callee->getName());
+}
+
 /// True if the LibTorch call \p Call hands a tensor's host memory to host
 /// code (`data_ptr`, `accessor`, `item`): other LibTorch operations could
 /// as well run on the device.
@@ -2059,7 +2068,7 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
         if (Operator->getOperator() == OO_Subscript)
           return !(Callee && isInLibTorch(Callee));
       }
-      if (!Callee || isInLibTorch(Callee))
+      if (!Callee || isInLibTorch(Callee) || releasesMemory(Callee))
         return false;
       // The destination of another copy is overwritten, not read.
       if (Callee->getIdentifier() &&

@@ -134,3 +134,17 @@ void streamChunks(float *Device, float *Host, int Chunk, int Chunks) {
               Chunk * sizeof(float));
   }
 }
+
+// A buffer allocated for the copy, printed from and freed: freeing it does
+// not use what was copied.
+void printedThenFreed(float *Field, int N, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    launchStep(Field, N);
+    float *Host = (float *)malloc(N * sizeof(float));
+    cudaMemcpy(Host, Field, N * sizeof(float), cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 141: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
+    printf("%f\n", Host[0]);
+    free(Host);
+  }
+}
