@@ -438,7 +438,8 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
                        "-nocudalib", "-Wno-unknown-cuda-version"};
       if (WithCccl)
         Expected.insert(Expected.end(),
-                        {"-isystem", Toolkit.path() + "/include/cccl"});
+                        {"-isystem", Toolkit.path() + "/include/cccl",
+                         "-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT"});
       if (!WithTextureFetch)
         Expected.insert(Expected.end(),
                         {"-idirafter", CudaCompatHeaderDir.str(), "-include",

@@ -1757,6 +1757,18 @@ bool loopsOverStreamsOrDevices(const Stmt *Loop) {
 
 } // namespace
 
+namespace {
+
+/// True if a read-back in \p Loop decides whether it goes on.
+bool runsUntilDeviceSaysDone(const Stmt *Loop, ASTContext &Ctx) {
+  return containsMatch<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
+    return waitsForDevice(Call, Ctx) && !isBareWait(&Call) &&
+           decidesLoopExit(&Call, Loop, Ctx);
+  });
+}
+
+} // namespace
+
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
                       const ProjectFacts *Facts) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -1789,8 +1801,11 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
   for (auto After = std::next(It); After != Body.end() && Seen < Window;
        ++After, ++Seen)
     TimedAfter |= callsTimer(*After);
-  // A timed loop whose iterations differ is the algorithm being timed.
-  return TimedBefore && TimedAfter && !iterationsDiffer(Loop)
+  // A timed loop whose iterations differ is the algorithm being timed, and
+  // so is one that runs until a value read back from the device says it is
+  // done (a colouring or a solver to convergence).
+  return TimedBefore && TimedAfter && !iterationsDiffer(Loop) &&
+                 !runsUntilDeviceSaysDone(Loop, Ctx)
              ? LoopRole::TimingHarness
              : LoopRole::Steady;
 }

@@ -875,6 +875,9 @@ std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
     if (llvm::sys::fs::is_directory(CcclDir)) {
       Flags.push_back("-isystem");
       Flags.push_back(std::string(CcclDir));
+      // Its libcu++ stops C++11 and C++14 sources with an #error; code
+      // written for an older toolkit still parses as host code.
+      Flags.push_back("-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT");
     }
   }
 

@@ -90,7 +90,8 @@ std::vector<std::string> missingCudaWrapperHeaders(llvm::StringRef CudaPath);
 /// The flags to append to a CUDA source's command line so that clang 19
 /// parses it as host code against \p Setup's toolkit: `--cuda-host-only`,
 /// `--cuda-path=`, `-nocudalib`, `-Wno-unknown-cuda-version`,
-/// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there, and
+/// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there (with
+/// `-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT`, so C++14 sources parse), and
 /// `-idirafter CudaCompatHeaderDir` and `-include` of the legacy header in it
 /// when a wrapper header is missing (or the toolkit is unknown). The compat
 /// directory is searched after every real include directory, so a real
