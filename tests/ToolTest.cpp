@@ -2683,6 +2683,46 @@ void train(torch::Tensor Inputs, int Epochs, int Batches) {
       << R.Out;
 }
 
+// A timer of a missing header (the CUDA samples' helper_timer.h) still
+// makes the loop between its readings a timing harness: silent. The same
+// loop without the timer is reported.
+TEST_F(ToolTest, TimerOfAMissingHeaderStillTimesTheLoop) {
+  std::string File = write("timed.cpp", R"cpp(#include <cuda_runtime.h>
+#include "helper_timer.h"
+
+void reduce(float *Out, float *In, int N); // launches a kernel
+
+void timed(float *Out, float *In, int N) {
+  StopWatchInterface *timer;
+  sdkCreateTimer(&timer);
+  sdkStartTimer(&timer);
+  for (int I = 0; I < 100; I++) {
+    reduce(Out, In, N);
+    cudaDeviceSynchronize();
+  }
+  sdkStopTimer(&timer);
+}
+
+void untimed(float *Out, float *In, int N) {
+  for (int I = 0; I < 100; I++) {
+    reduce(Out, In, N);
+    cudaDeviceSynchronize();
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {File, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": error: ")) << R.Out;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            warningText(R.Out).find(
+                File + ":20:5: warning: 'cudaDeviceSynchronize' synchronizes "
+                       "with the GPU on each of 100 iterations of the loop at "
+                       "line 18: the host waits for all queued device work, "
+                       "so CPU and GPU stop overlapping [xfer-sync-in-loop]\n"))
+      << R.Out;
+}
+
 // Without a missing header an unknown name is the program's own error.
 TEST_F(ToolTest, UnknownNamesWithoutAMissingHeaderStayErrors) {
   std::string File =

@@ -859,19 +859,24 @@ bool queuesWorkBesideReadBacks(
 /// clock(), gettimeofday(), omp_get_wtime(), CUDA events, helpers named
 /// *Timer*, *Second(s) or *Sec, and methods of a class named *Timer*,
 /// *Clock*, *Stopwatch*, *TimeKeeper* or *TimeMeasurement*.
+/// True if a function called \p Name reads a clock or drives a timer.
+bool namesClockReading(llvm::StringRef Name) {
+  return Name == "cudaEventRecord" || Name == "now" || Name == "clock" ||
+         Name == "gettimeofday" || Name == "clock_gettime" ||
+         Name == "omp_get_wtime" || Name == "MPI_Wtime" ||
+         Name == "QueryPerformanceCounter" ||
+         Name.contains_insensitive("tickcount") || // OpenCV
+         Name.contains_insensitive("timer") ||
+         Name.ends_with_insensitive("second") ||
+         Name.ends_with_insensitive("seconds") ||
+         Name.ends_with_insensitive("sec") ||
+         Name.ends_with_insensitive("wtime");
+}
+
 bool readsClock(const FunctionDecl &Callee) {
   if (!Callee.getIdentifier())
     return false;
-  llvm::StringRef Name = Callee.getName();
-  if (Name == "cudaEventRecord" || Name == "now" || Name == "clock" ||
-      Name == "gettimeofday" || Name == "clock_gettime" ||
-      Name == "omp_get_wtime" || Name == "MPI_Wtime" ||
-      Name == "QueryPerformanceCounter" ||
-      Name.contains_insensitive("tickcount") || // OpenCV
-      Name.contains_insensitive("timer") ||
-      Name.ends_with_insensitive("second") ||
-      Name.ends_with_insensitive("seconds") ||
-      Name.ends_with_insensitive("sec") || Name.ends_with_insensitive("wtime"))
+  if (namesClockReading(Callee.getName()))
     return true;
   const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
   if (!Method || !Method->getParent()->getIdentifier())
@@ -909,6 +914,16 @@ bool isSmallStraightLineHelper(const Stmt *Body) {
 /// to \p Depth calls down.
 bool callsTimer(const Stmt *S, unsigned Depth = 3) {
   return containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+    // A timer of a header that was not found (`sdkStartTimer(&timer)` without
+    // helper_timer.h) is called through the stand-in the tool declares.
+    if (const auto *Stand = dyn_cast<CXXOperatorCallExpr>(&Call);
+        Stand && Stand->getOperator() == OO_Call)
+      if (const auto *Ref =
+              dyn_cast<DeclRefExpr>(Stand->getArg(0)->IgnoreParenImpCasts());
+          Ref && isa<VarDecl>(Ref->getDecl()) &&
+          Ref->getDecl()->getIdentifier() &&
+          namesClockReading(Ref->getDecl()->getName()))
+        return true;
     const FunctionDecl *Callee = Call.getDirectCallee();
     if (!Callee)
       return false;
