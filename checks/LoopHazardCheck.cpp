@@ -167,8 +167,17 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
   return IndexedByCounter ? Whole : nullptr;
 }
 
+DiagnosticBuilder LoopHazardCheck::diag(SourceLocation Loc,
+                                        llvm::StringRef Message,
+                                        DiagnosticIDs::Level Level) {
+  if (Sources && Loc.isMacroID() && Sources->isInSystemMacro(Loc))
+    Loc = Sources->getExpansionLoc(Loc);
+  return ClangTidyCheck::diag(Loc, Message, Level);
+}
+
 void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
+  Sources = &Ctx.getSourceManager();
   if (!Analyses)
     Analyses = TranslationUnitAnalyses::of(Ctx, Facts);
   if (const auto *Var = Result.Nodes.getNodeAs<VarDecl>("local")) {
@@ -274,10 +283,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // The product of an inference or simulation step that the host draws,
   // writes or returns must come back on every iteration.
+  const Stmt *IterationBody = loopBody(Frequency.Loops.front().Loop);
   const bool ConsumesOutput =
       !Path && !FeedsUpload && !RoundTrip &&
-      H->Kind == HazardKind::DeviceToHostCopy &&
-      consumesCopiedOutput(Call, loopBody(Frequency.Loops.front().Loop), Ctx);
+      (H->Kind == HazardKind::DeviceToHostCopy
+           ? consumesCopiedOutput(Call, IterationBody, Ctx)
+           : writesReadBackToFile(Call, IterationBody, Ctx));
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
@@ -444,6 +455,15 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
 }
 
 void LoopHazardCheck::noteConsumedOutput(const CallExpr *Copy) {
+  if (std::optional<TorchCall> Read = identifyTorchCall(Copy);
+      Read && Read->Op == TorchOp::Item) {
+    diag(Copy->getExprLoc(),
+         "the program writes the value to a file in the same iteration: if "
+         "it is the result the program needs, the read is necessary; read "
+         "it once",
+         DiagnosticIDs::Note);
+    return;
+  }
   diag(Copy->getExprLoc(),
        "the host uses what the copy brings back in the same iteration: if "
        "it is the result the program needs, the copy is necessary; keep it "

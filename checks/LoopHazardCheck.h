@@ -47,7 +47,15 @@ protected:
   virtual DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
                                  llvm::StringRef FrequencyPhrase) = 0;
 
+  /// ClangTidyCheck::diag at \p Loc, or where a system header's macro that
+  /// spells it is used (`cublasCreate(&h)` is cublas_v2.h's macro for
+  /// cublasCreate_v2): clang drops warnings inside system macros.
+  DiagnosticBuilder diag(SourceLocation Loc, llvm::StringRef Message,
+                         DiagnosticIDs::Level Level = DiagnosticIDs::Warning);
+
 private:
+  const SourceManager *Sources = nullptr;
+
   /// The hazards a call to a function defined in this translation unit
   /// performs, of the first kind this check reports: the one to report
   /// first, then the further ones, each operation once.

@@ -438,8 +438,7 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
                        "-nocudalib", "-Wno-unknown-cuda-version"};
       if (WithCccl)
         Expected.insert(Expected.end(),
-                        {"-isystem", Toolkit.path() + "/include/cccl",
-                         "-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT"});
+                        {"-isystem", Toolkit.path() + "/include/cccl"});
       if (!WithTextureFetch)
         Expected.insert(Expected.end(),
                         {"-idirafter", CudaCompatHeaderDir.str(), "-include",
@@ -602,6 +601,72 @@ TEST(CudaCompilationTest, DetectsCudaPath) {
     EXPECT_EQ(detectCudaPath("", FromBuild.path()), FromEnvironment.path());
     EXPECT_EQ(detectCudaPath("/explicit", ""), "/explicit");
   }
+}
+
+// --- The language standard CUDA 13's libraries need -------------------------
+
+TEST(CudaCompilationTest, RaisesOlderStandardsToTheMinimum) {
+  struct Case {
+    Args Command;
+    std::string Expected;
+  } Cases[] = {
+      {{"clang++", "-std=c++14", "a.cu"},
+       "clang++ -std=c++14 a.cu -std=c++17 -Wno-register "
+       "-Wno-dynamic-exception-spec"},
+      {{"clang++", "-std=gnu++11", "a.cu"},
+       "clang++ -std=gnu++11 a.cu -std=gnu++17 -Wno-register "
+       "-Wno-dynamic-exception-spec"},
+      // The last -std= is the one that counts; the flags go before "--".
+      {{"clang++", "-std=c++20", "-std=c++1y", "--", "a.cu"},
+       "clang++ -std=c++20 -std=c++1y -std=c++17 -Wno-register "
+       "-Wno-dynamic-exception-spec -- a.cu"},
+      // Recent enough, or clang's default (gnu++17), or not C++: kept.
+      {{"clang++", "-std=c++17", "a.cu"}, "clang++ -std=c++17 a.cu"},
+      {{"clang++", "-std=c++20", "a.cu"}, "clang++ -std=c++20 a.cu"},
+      {{"clang++", "-std=gnu++2b", "a.cu"}, "clang++ -std=gnu++2b a.cu"},
+      {{"clang++", "a.cu"}, "clang++ a.cu"},
+      {{"clang", "-std=c11", "a.c"}, "clang -std=c11 a.c"},
+  };
+  for (Case &C : Cases) {
+    Args Command = C.Command;
+    bool Raised = raiseLanguageStandard(Command, 17);
+    EXPECT_EQ(join(Command), C.Expected);
+    EXPECT_EQ(Raised, Command != C.Command) << C.Expected;
+  }
+}
+
+TEST(CudaCompilationTest, ReadsTheToolkitRuntimeVersion) {
+  llvm::SmallString<256> Root;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("xfer-cuda-version", Root));
+  llvm::SmallString<256> Include(Root);
+  llvm::sys::path::append(Include, "include");
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Include));
+  auto WriteRuntimeHeader = [&](llvm::StringRef Text) {
+    std::error_code EC;
+    llvm::raw_fd_ostream File((Include + "/cuda_runtime_api.h").str(), EC);
+    ASSERT_FALSE(EC);
+    File << Text;
+  };
+  EXPECT_EQ(cudaRuntimeVersion(Root), std::nullopt); // no header
+  WriteRuntimeHeader("#define CUDART_VERSION_MINOR 0\n"
+                     "#define CUDART_VERSION  13000\n");
+  EXPECT_EQ(cudaRuntimeVersion(Root), 13000u);
+  EXPECT_EQ(cudaRuntimeVersion(""), std::nullopt);
+
+  // A CUDA 13 toolkit raises -std=c++14; a CUDA 12 toolkit does not.
+  auto FS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  auto Adjusted = [&] {
+    llvm::Expected<Args> Result =
+        adjustCudaCommand({"clang++", "-std=c++14", "-c", "/src/a.cu"},
+                          "/src/a.cu", {std::string(Root)}, *FS, "/src");
+    EXPECT_TRUE(static_cast<bool>(Result));
+    return Result ? join(*Result) : std::string();
+  };
+  EXPECT_NE(Adjusted().find(" -std=c++17 -Wno-register"), std::string::npos)
+      << Adjusted();
+  WriteRuntimeHeader("#define CUDART_VERSION 12080\n");
+  EXPECT_EQ(Adjusted().find("-std=c++17"), std::string::npos) << Adjusted();
+  llvm::sys::fs::remove_directories(Root);
 }
 
 // --- The arguments adjuster -------------------------------------------------

@@ -3016,3 +3016,38 @@ void play(Frame &Current, int Frames) {
       << R.Out << R.Err;
   EXPECT_EQ(std::string::npos, R.Out.find("frame.cpp:8:")) << R.Out;
 }
+
+// A handle a helper in another file makes on every call, through
+// cublas_v2.h's macro (cublasCreate is cublasCreate_v2): reported where the
+// macro is used.
+TEST_F(ToolTest, SyncSpelledByASystemMacroInAStepFunctionIsReported) {
+  std::string Norm = write("norm.cpp", R"cpp(#include <cuda_runtime.h>
+#include <cublas_v2.h>
+float norm(float *Device, int N) {
+  cublasHandle_t Handle;
+  cublasCreate(&Handle);
+  const float Half = 0.5f;
+  cublasSscal(Handle, N, &Half, Device, 1);
+  return Half;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <cuda_runtime.h>
+float norm(float *Device, int N);
+__global__ void relax(float *Data);
+void solve(float *Device, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    relax<<<1, 32>>>(Device);
+    float Size = norm(Device, 32);
+    (void)Size;
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Norm, Main, "--", "-x", "cuda",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("norm.cpp:5:3: warning: 'cublasCreate' synchronizes "
+                       "with the GPU on every call of 'norm()', which runs "
+                       "on every iteration of the loop at main.cpp:5"))
+      << R.Out << R.Err;
+}

@@ -2150,6 +2150,61 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   });
 }
 
+namespace {
+
+/// True if \p Value is streamed into a file: an operand of a `<<` chain on
+/// an output stream other than std::cout, std::cerr and std::clog, or an
+/// argument of fprintf, fputs or fwrite on a FILE other than stdout and
+/// stderr.
+bool streamedToFile(const Expr *Value, ASTContext &Ctx) {
+  const Stmt *P = parentStmt(Value, Ctx);
+  while (P && (isa<ImplicitCastExpr>(P) || isa<ParenExpr>(P) ||
+               isa<ExprWithCleanups>(P) || isa<MaterializeTemporaryExpr>(P) ||
+               isa<CXXFunctionalCastExpr>(P) || isa<CStyleCastExpr>(P)))
+    P = parentStmt(P, Ctx);
+  const auto *Call = dyn_cast_or_null<CallExpr>(P);
+  if (!Call || !writesOutput(Call) || printsToConsole(Call))
+    return false;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (isa<CXXOperatorCallExpr>(Call))
+    return true;
+  if (!Callee || !Callee->getIdentifier() ||
+      !llvm::is_contained({"fprintf", "fputs", "fwrite"}, Callee->getName()))
+    return false;
+  // The FILE is fprintf's first argument, fputs' and fwrite's last.
+  const Expr *File = Callee->getName() == "fprintf"
+                         ? Call->getArg(0)
+                         : Call->getArg(Call->getNumArgs() - 1);
+  const auto *Ref = dyn_cast<DeclRefExpr>(File->IgnoreParenImpCasts());
+  return !Ref || !Ref->getDecl()->getIdentifier() ||
+         !llvm::is_contained({"stdout", "stderr"}, Ref->getDecl()->getName());
+}
+
+} // namespace
+
+bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
+                          ASTContext &Ctx) {
+  std::optional<TorchCall> Read = identifyTorchCall(ReadBack);
+  if (!Scope || !Read || Read->Op != TorchOp::Item || !Read->Subject)
+    return false;
+  const auto *Tensor =
+      dyn_cast<DeclRefExpr>(Read->Subject->IgnoreParenImpCasts());
+  if (!Tensor)
+    return false;
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  if (takesTrainingStep(Scope, Ctx.getSourceManager(), Visited, 0))
+    return false;
+  return containsMatch<CallExpr>(Scope, [&](const CallExpr &Call) {
+    std::optional<TorchCall> Other = identifyTorchCall(&Call);
+    if (!Other || Other->Op != TorchOp::Item || !Other->Subject)
+      return false;
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Other->Subject->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Tensor->getDecl() &&
+           streamedToFile(&Call, Ctx);
+  });
+}
+
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx) {
   const VarDecl *Destination = readBackDestination(ReadBack, Ctx);

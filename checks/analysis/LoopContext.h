@@ -182,6 +182,14 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx);
 
+/// True if the scalar \p ReadBack reads (`loss.item<float>()`), or another
+/// read of the same tensor within \p Scope, is written to a file (`ofs <<
+/// loss.item<float>()`, fprintf to a FILE other than stdout and stderr): a
+/// test or inference program's per-sample result, which the host must have.
+/// Not where \p Scope takes a training step (a loss logged per step).
+bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
+                          ASTContext &Ctx);
+
 /// True if the host memory a device-to-host copy \p Copy fills is the
 /// product the host consumes after it within \p Scope (a loop body, or the
 /// body of a function that runs once per step): returned, handed to a

@@ -38,9 +38,10 @@ void train(float *Device, int N, int Steps) {
   // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   // XFER-NOTE: :28:3: note: 'cublasCreate' synchronizes with the GPU here
   // XFER-NOTE: :31:3: note: 'cublasDestroy' synchronizes with the GPU here too
-  // cublas_v2.h names them through macros, as the real header does:
-  // XFER-NOTE: :25:22: note: expanded from macro 'cublasCreate'
-  // XFER-NOTE: :26:23: note: expanded from macro 'cublasDestroy'
+  // cublas_v2.h names them through macros, as the real header does: the
+  // notes are where the macros are used.
+  //
+  //
 }
 
 // The fix: plan and handle made once, reused on every step.
@@ -56,4 +57,20 @@ void pressureSolveOnce(cufftComplex *Field, float *Device, int N, int Steps) {
   }
   cublasDestroy(Handle);
   cufftDestroy(Plan);
+}
+
+// A handle made in the loop itself: the warning is where the header's macro
+// (cublasCreate for cublasCreate_v2) is used.
+void scaleEveryStep(float *Device, int N, int Steps) {
+  const float Alpha = 0.5f;
+  for (int Step = 0; Step < Steps; ++Step) {
+    cublasHandle_t Handle;
+    cublasCreate(&Handle);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cublasCreate' synchronizes with the GPU on every iteration of the loop at line 66: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
+    cublasSscal(Handle, N, &Alpha, Device, 1);
+    cublasDestroy(Handle);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cublasDestroy' synchronizes with the GPU on every iteration of the loop at line 66: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
+  }
 }

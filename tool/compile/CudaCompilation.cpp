@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/Arg.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 namespace xfer {
@@ -875,9 +877,6 @@ std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
     if (llvm::sys::fs::is_directory(CcclDir)) {
       Flags.push_back("-isystem");
       Flags.push_back(std::string(CcclDir));
-      // Its libcu++ stops C++11 and C++14 sources with an #error; code
-      // written for an older toolkit still parses as host code.
-      Flags.push_back("-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT");
     }
   }
 
@@ -1052,6 +1051,54 @@ void appendCompilerArguments(std::vector<std::string> &Args,
   Args.insert(llvm::find(Args, "--"), Extra.begin(), Extra.end());
 }
 
+std::optional<unsigned> cudaRuntimeVersion(StringRef CudaPath) {
+  if (CudaPath.empty())
+    return std::nullopt;
+  llvm::SmallString<256> Header(CudaPath);
+  llvm::sys::path::append(Header, "include", "cuda_runtime_api.h");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+      llvm::MemoryBuffer::getFile(Header);
+  if (!Text)
+    return std::nullopt;
+  StringRef Rest = (*Text)->getBuffer();
+  for (size_t At = Rest.find("#define CUDART_VERSION"); At != StringRef::npos;
+       At = Rest.find("#define CUDART_VERSION")) {
+    Rest = Rest.drop_front(At + strlen("#define CUDART_VERSION"));
+    // Not CUDART_VERSION_SOMETHING.
+    if (Rest.empty() || !llvm::isSpace(Rest.front()))
+      continue;
+    unsigned Version = 0;
+    if (!Rest.ltrim(" \t").consumeInteger(10, Version))
+      return Version;
+  }
+  return std::nullopt;
+}
+
+bool raiseLanguageStandard(std::vector<std::string> &Args, unsigned Minimum) {
+  auto Last = std::find_if(Args.rbegin(), Args.rend(), [](StringRef Arg) {
+    return Arg.starts_with("-std=") || Arg.starts_with("--std=");
+  });
+  if (Last == Args.rend())
+    return false; // clang 19's default, gnu++17, is recent enough
+  StringRef Standard = StringRef(*Last).split('=').second;
+  bool Gnu = Standard.consume_front("gnu++");
+  if (!Gnu && !Standard.consume_front("c++"))
+    return false;
+  unsigned Year = llvm::StringSwitch<unsigned>(Standard)
+                      .Cases("98", "03", 3)
+                      .Cases("0x", "11", 11)
+                      .Cases("1y", "14", 14)
+                      .Cases("1z", "17", 17)
+                      .Default(20);
+  if (Year >= Minimum)
+    return false;
+  appendCompilerArguments(
+      Args, {(Gnu ? "-std=gnu++" : "-std=c++") + std::to_string(Minimum),
+             // What C++17 removed from the language stays accepted.
+             "-Wno-register", "-Wno-dynamic-exception-spec"});
+  return true;
+}
+
 llvm::Expected<std::vector<std::string>>
 adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
                   const CudaAnalysisSetup &Setup, llvm::vfs::FileSystem &FS,
@@ -1091,6 +1138,13 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
   }
 
   appendCompilerArguments(Result, cudaHostAnalysisFlags(Effective));
+  // CUDA 13's libcu++, CUB and Thrust need C++17 (nvcc 13 refuses older
+  // standards with them); code written for an older toolkit with
+  // -std=c++14 is analysed as C++17.
+  constexpr unsigned FirstCxx17Runtime = 13000;
+  if (std::optional<unsigned> Version = cudaRuntimeVersion(Effective.CudaPath);
+      Version && *Version >= FirstCxx17Runtime)
+    raiseLanguageStandard(Result, 17);
   return Result;
 }
 

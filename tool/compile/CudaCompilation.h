@@ -90,8 +90,7 @@ std::vector<std::string> missingCudaWrapperHeaders(llvm::StringRef CudaPath);
 /// The flags to append to a CUDA source's command line so that clang 19
 /// parses it as host code against \p Setup's toolkit: `--cuda-host-only`,
 /// `--cuda-path=`, `-nocudalib`, `-Wno-unknown-cuda-version`,
-/// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there (with
-/// `-DCCCL_IGNORE_DEPRECATED_CPP_DIALECT`, so C++14 sources parse), and
+/// `-isystem <cuda>/include/cccl` when the toolkit keeps libcu++ there, and
 /// `-idirafter CudaCompatHeaderDir` and `-include` of the legacy header in it
 /// when a wrapper header is missing (or the toolkit is unknown). The compat
 /// directory is searched after every real include directory, so a real
@@ -137,11 +136,23 @@ void addCudaCompatHeaders(llvm::vfs::InMemoryFileSystem &FS,
 std::string detectCudaPath(llvm::StringRef Explicit,
                            llvm::StringRef BuildDefault);
 
+/// The CUDART_VERSION of the toolkit at \p CudaPath (13000 for CUDA 13.0),
+/// read from its include/cuda_runtime_api.h; nullopt when unknown.
+std::optional<unsigned> cudaRuntimeVersion(llvm::StringRef CudaPath);
+
+/// If the last `-std=` of \p Args selects a C++ standard older than
+/// C++\p Minimum (`-std=c++14`), appends `-std=c++<Minimum>` (gnu++ for a
+/// gnu++ standard) and the flags that keep what newer standards removed
+/// (`register`, dynamic exception specifications) accepted. Returns whether
+/// it did.
+bool raiseLanguageStandard(std::vector<std::string> &Args, unsigned Minimum);
+
 /// Adjusts one compile command for analysis: translates it when it is an nvcc
 /// command, then, when \p File is a CUDA source, appends
 /// cudaHostAnalysisFlags() (using the command's own `--cuda-path=` if it has
-/// one) and selects the language for `.cuh` files. \p WorkingDir is the
-/// command's directory; \p FS serves options files.
+/// one), selects the language for `.cuh` files, and, for a toolkit whose
+/// libcu++ needs C++17 (CUDA 13), raises an older `-std=` to C++17. \p
+/// WorkingDir is the command's directory; \p FS serves options files.
 llvm::Expected<std::vector<std::string>>
 adjustCudaCommand(llvm::ArrayRef<std::string> Args, llvm::StringRef File,
                   const CudaAnalysisSetup &Setup, llvm::vfs::FileSystem &FS,
