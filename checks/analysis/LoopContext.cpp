@@ -314,13 +314,80 @@ bool assignsDirectly(const Stmt *Then, const ValueDecl *Subject) {
   return Assigns(Then);
 }
 
+/// The object whose member \p E names (`output` in `output.allocated`).
+const ValueDecl *memberOwner(const Expr *E) {
+  const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  return Member ? namedDeclaration(Member->getBase()) : nullptr;
+}
+
+/// True if \p Then calls a method on \p Owner whose body sets the member
+/// \p Subject (`output.allocate(rows, cols)`, which sets `allocated`).
+bool setsThroughMethod(const Stmt *Then, const ValueDecl *Owner,
+                       const ValueDecl *Subject) {
+  auto Sets = [&](const Stmt *S) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+    const FunctionDecl *Definition = nullptr;
+    return Method && Method->hasBody(Definition) &&
+           namedDeclaration(Call->getImplicitObjectArgument()) == Owner &&
+           assignsDirectly(Definition->getBody(), Subject);
+  };
+  if (const auto *Block = dyn_cast<CompoundStmt>(Then))
+    return llvm::any_of(Block->body(), Sets);
+  return Sets(Then);
+}
+
 /// True for lazy initialization, `if (!ready) { ...; ready = true; }`: the
 /// branch sets what its condition tests, so it runs the first time only.
+/// So does a buffer made again only when its shape changes: `if
+/// (!out.allocated || out.rows != in.rows) out.allocate(in.rows, n);`.
 bool isFirstTimeBranch(const IfStmt *If) {
   if (If->getElse())
     return false;
-  const ValueDecl *Subject = firstTimeSubject(If->getCond());
-  return Subject && assignsDirectly(If->getThen(), Subject);
+  llvm::SmallVector<const Expr *, 4> Terms;
+  std::function<void(const Expr *)> Flatten = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Or = dyn_cast<BinaryOperator>(E);
+        Or && Or->getOpcode() == BO_LOr) {
+      Flatten(Or->getLHS());
+      Flatten(Or->getRHS());
+      return;
+    }
+    Terms.push_back(E);
+  };
+  Flatten(If->getCond());
+  const Expr *FirstTime = nullptr;
+  const ValueDecl *Subject = nullptr;
+  for (const Expr *Term : Terms)
+    if ((Subject = firstTimeSubject(Term))) {
+      FirstTime = Term;
+      break;
+    }
+  if (!Subject)
+    return false;
+  if (Terms.size() == 1 && assignsDirectly(If->getThen(), Subject))
+    return true;
+  // The state lives in an object the branch remakes through a method; the
+  // other tests compare that object's members (its shape).
+  const Expr *Tested = FirstTime;
+  if (const auto *Not = dyn_cast<UnaryOperator>(FirstTime))
+    Tested = Not->getSubExpr();
+  else if (const auto *Bin = dyn_cast<BinaryOperator>(FirstTime))
+    Tested = isNullOrFalse(Bin->getRHS()) ? Bin->getLHS() : Bin->getRHS();
+  const ValueDecl *Owner = memberOwner(Tested);
+  if (!Owner)
+    return false;
+  for (const Expr *Term : Terms) {
+    if (Term == FirstTime)
+      continue;
+    const auto *Compare = dyn_cast<BinaryOperator>(Term);
+    if (!Compare || !Compare->isComparisonOp() ||
+        (memberOwner(Compare->getLHS()) != Owner &&
+         memberOwner(Compare->getRHS()) != Owner))
+      return false;
+  }
+  return setsThroughMethod(If->getThen(), Owner, Subject) ||
+         assignsDirectly(If->getThen(), Subject);
 }
 
 /// True if a break or return follows \p Child unconditionally in the
