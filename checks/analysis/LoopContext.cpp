@@ -1278,8 +1278,48 @@ std::optional<uint64_t> constantTripCount(const Stmt *LoopStmt,
   return Trips > 0 ? static_cast<uint64_t>(Trips) : 0;
 }
 
+/// True if \p Cond, in the body of \p Loop, holds on its last iteration
+/// only: the loop walks chunks (`for (off = 0; off < total; off += n)`) and
+/// the test is whether the chunk runs past the end (`off + n > total`).
+bool testsLastChunk(const Expr *Cond, const Stmt *Loop) {
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  const VarDecl *Counter = loopCounter(Loop);
+  const auto *Step =
+      For ? dyn_cast_or_null<CompoundAssignOperator>(For->getInc()) : nullptr;
+  const auto *Bounded =
+      For && For->getCond()
+          ? dyn_cast<BinaryOperator>(For->getCond()->IgnoreParens())
+          : nullptr;
+  const auto *Test = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!Counter || !Step || Step->getOpcode() != BO_AddAssign || !Bounded ||
+      !Test)
+    return false;
+  if (!llvm::is_contained({BO_LT, BO_LE}, Bounded->getOpcode()) ||
+      !refersTo(Bounded->getLHS(), Counter))
+    return false;
+  const Expr *Bound = Bounded->getRHS()->IgnoreParenImpCasts();
+  const Expr *Past = nullptr, *End = nullptr;
+  if (llvm::is_contained({BO_GT, BO_GE}, Test->getOpcode())) {
+    Past = Test->getLHS();
+    End = Test->getRHS();
+  } else if (llvm::is_contained({BO_LT, BO_LE}, Test->getOpcode())) {
+    Past = Test->getRHS();
+    End = Test->getLHS();
+  } else {
+    return false;
+  }
+  const auto *Sum = dyn_cast<BinaryOperator>(Past->IgnoreParenImpCasts());
+  const auto *EndRef = dyn_cast<DeclRefExpr>(End->IgnoreParenImpCasts());
+  const auto *BoundRef = dyn_cast<DeclRefExpr>(Bound);
+  return Sum && Sum->getOpcode() == BO_Add && refersTo(Sum, Counter) &&
+         EndRef && BoundRef && EndRef->getDecl() == BoundRef->getDecl();
+}
+
 ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
   ExecutionFrequency Result;
+  // Conditions of branches around the statement, for the first loop found
+  // to judge (`if (off + n > total)` is its last iteration).
+  llvm::SmallVector<const Expr *, 2> BranchConditions;
   Guard Strongest;
   // Conditions that made the statement run once (`if (pass == 0)`).
   llvm::SmallVector<const Expr *, 2> OnceConditions;
@@ -1302,6 +1342,11 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
     }
     if (isLoopStmt(P) && isRepeatedPartOfLoop(Child, P) &&
         !isNeverRepeated(P, Ctx) && !walksModelParts(P, Ctx)) {
+      if (Result.Loops.empty() &&
+          llvm::any_of(BranchConditions, [&](const Expr *Cond) {
+            return testsLastChunk(Cond, P);
+          }))
+        Strongest = rarer(Strongest, Guard{GuardKind::Once, std::nullopt, ""});
       Result.Loops.push_back({P, constantTripCount(P, Ctx), "loop"});
     } else if (const auto *If = dyn_cast<IfStmt>(P); If && BeforeFirstLoop &&
                                                      Child != If->getCond() &&
@@ -1317,6 +1362,8 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
         G = Guard{GuardKind::Once, std::nullopt, ""};
       if (G.Kind == GuardKind::Once)
         OnceConditions.push_back(If->getCond());
+      if (Child == If->getThen())
+        BranchConditions.push_back(If->getCond());
       Strongest = rarer(Strongest, G);
     } else if (const auto *Block = dyn_cast<CompoundStmt>(P);
                Block && BeforeFirstLoop) {
