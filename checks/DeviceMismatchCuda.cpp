@@ -62,6 +62,14 @@ bool isInDeviceCode(const Stmt *S, ASTContext &Ctx) {
          !F->hasAttr<CUDAHostAttr>();
 }
 
+/// Code that may run on the GPU: device code, and `__host__ __device__`
+/// functions (a Thrust functor reading the device arrays it holds), whose
+/// host use with device memory would have to be seen at a call.
+bool mayRunInDeviceCode(const Stmt *S, ASTContext &Ctx) {
+  const FunctionDecl *F = enclosingFunction(S, Ctx);
+  return F && (F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>());
+}
+
 /// sizeof(*p), decltype(p[0]), ...: nothing is read.
 bool isUnevaluated(const Stmt *S, ASTContext &Ctx) {
   for (const Stmt *P = parentStmt(S, Ctx); P; P = parentStmt(P, Ctx))
@@ -351,7 +359,7 @@ void DeviceMismatchCheck::checkHostAccess(const Expr *Access,
                                           const Expr *Pointer,
                                           llvm::StringRef What,
                                           ASTContext &Ctx) {
-  if (isInDeviceCode(Access, Ctx) || isUnevaluated(Access, Ctx))
+  if (mayRunInDeviceCode(Access, Ctx) || isUnevaluated(Access, Ctx))
     return;
   PlacementFact Fact = Analyses->devices().pointerPlacement(Pointer);
   // On a device chosen at run time (`t.to(device).data_ptr()`) in a program

@@ -61,3 +61,25 @@ float useDeviceOnly() {
   DeviceOnly Object(D);
   return Object.first();
 }
+
+// A functor that runs on the device too (Thrust calls it there) reads the
+// device memory it holds: not host code. Its host-only twin is.
+struct ActiveEdges {
+  int *Priorities;
+  explicit ActiveEdges(int *P) : Priorities(P) {}
+  __host__ __device__ int operator()(int I) const { return Priorities[I]; }
+};
+struct HostEdges {
+  int *Priorities;
+  explicit HostEdges(int *P) : Priorities(P) {}
+  int operator()(int I) const { return Priorities[I]; }
+  // XFER-WARNING: :[[@LINE-1]]:40: warning: device memory 'Priorities' is indexed in host code, which cannot access it (a crash or garbage at run time): copy it with cudaMemcpy, or use managed memory [xfer-device-mismatch]
+  // XFER-NOTE: :81:3: note: 'Priorities' is device memory: allocated by cudaMalloc (argument of 'HostEdges') (stored in 'Priorities')
+};
+int countActive() {
+  int *D;
+  cudaMalloc((void **)&D, 64);
+  ActiveEdges Device(D);
+  HostEdges Host(D);
+  return Device(0) + Host(0);
+}
