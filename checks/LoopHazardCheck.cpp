@@ -167,6 +167,19 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
   return IndexedByCounter ? Whole : nullptr;
 }
 
+namespace {
+
+/// True if every operation of \p Paths allocates or releases (no read-back
+/// or wait among them).
+bool acquiresOrReleasesOnly(llvm::ArrayRef<HazardPath> Paths) {
+  return !Paths.empty() && llvm::all_of(Paths, [](const HazardPath &Path) {
+    std::optional<CudaApi> Api = identifyCudaCall(Path.Steps.back());
+    return Api && acquiresOrReleases(*Api);
+  });
+}
+
+} // namespace
+
 DiagnosticBuilder LoopHazardCheck::diag(SourceLocation Loc,
                                         llvm::StringRef Message,
                                         DiagnosticIDs::Level Level) {
@@ -258,8 +271,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // innermost loop counts: a value read on every iteration of an inner loop
   // (a fitness per individual) that only the outer loop's test aggregates is
   // read many times per decision.
+  // A call that only allocates or frees inside (a frame reader returning
+  // null at the end of the file) decides the exit with host data.
   const bool DecidesExit =
-      decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx) ||
+      (!Path || !acquiresOrReleasesOnly(ThroughCall)) &&
+          decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx) ||
       (!Path && waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
                                         Analyses->devices()));
   if (DecidesExit && !ReportTerminationReadBacks)

@@ -573,6 +573,33 @@ bool isAsyncCopy(CudaApi Api) {
          Api == CudaApi::MemcpyFromSymbolAsync;
 }
 
+bool acquiresOrReleases(CudaApi Api) {
+  switch (Api) {
+  case CudaApi::Malloc:
+  case CudaApi::MallocManaged:
+  case CudaApi::MallocPitch:
+  case CudaApi::Malloc3D:
+  case CudaApi::MallocArray:
+  case CudaApi::Malloc3DArray:
+  case CudaApi::MallocHost:
+  case CudaApi::HostAlloc:
+  case CudaApi::HostRegister:
+  case CudaApi::Free:
+  case CudaApi::FreeArray:
+  case CudaApi::FreeHost:
+  case CudaApi::CublasCreate:
+  case CudaApi::CublasDestroy:
+  case CudaApi::CufftPlan1d:
+  case CudaApi::CufftPlan2d:
+  case CudaApi::CufftPlan3d:
+  case CudaApi::CufftPlanMany:
+  case CudaApi::CufftDestroy:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool isCopy(CudaApi Api) {
   switch (Api) {
   case CudaApi::Memcpy:

@@ -98,6 +98,11 @@ bool isAsyncCopy(CudaApi Api);
 /// symbols and peers.
 bool isCopy(CudaApi Api);
 
+/// True for the functions that allocate or release memory or a library
+/// handle (cudaMalloc*, cudaHostAlloc, cudaFree*, cublasCreate, cufftPlan*,
+/// ...): they wait for the device but bring no value back from it.
+bool acquiresOrReleases(CudaApi Api);
+
 /// cudaMemset and its stream and pitched forms: the first argument is the
 /// device memory to set.
 bool isCudaMemset(const FunctionDecl *FD);

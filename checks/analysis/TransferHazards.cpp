@@ -242,6 +242,11 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
   case CudaApi::Malloc3DArray:
   case CudaApi::FreeArray:
   case CudaApi::FreeHost:
+  // Page-locked host allocation is one of the operations the CUDA
+  // programming guide lists as synchronizing implicitly.
+  case CudaApi::MallocHost:
+  case CudaApi::HostAlloc:
+  case CudaApi::HostRegister:
   case CudaApi::CublasCreate:
   case CudaApi::CublasDestroy:
   case CudaApi::CufftPlan1d:
