@@ -178,6 +178,13 @@ bool acquiresOrReleasesOnly(llvm::ArrayRef<HazardPath> Paths) {
   });
 }
 
+/// True if every operation of \p Paths is a bare wait.
+bool waitsOnlyBare(llvm::ArrayRef<HazardPath> Paths) {
+  return !Paths.empty() && llvm::all_of(Paths, [](const HazardPath &Path) {
+    return isBareWait(Path.Steps.back());
+  });
+}
+
 } // namespace
 
 DiagnosticBuilder LoopHazardCheck::diag(SourceLocation Loc,
@@ -276,8 +283,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   const bool DecidesExit =
       (!Path || !acquiresOrReleasesOnly(ThroughCall)) &&
           decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx) ||
-      (!Path && waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
-                                        Analyses->devices()));
+      (!Path ? waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
+                                       Analyses->devices())
+             : waitsOnlyBare(ThroughCall) &&
+                   waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
+                                           Analyses->devices(),
+                                           /*WaitsInside=*/true));
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
   // A value the host turns into the next input it uploads (the action that

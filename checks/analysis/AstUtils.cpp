@@ -1,11 +1,13 @@
 //===--- AstUtils.cpp - parent-map helpers shared by the analyses ---------===//
 
 #include "analysis/AstUtils.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/StmtCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::xfer {
@@ -195,6 +197,23 @@ bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM) {
 
 unsigned lineOf(const Stmt *S, const SourceManager &SM) {
   return SM.getExpansionLineNumber(S->getBeginLoc());
+}
+
+bool isManagedVariable(const VarDecl *Var) {
+  if (Var->hasAttr<HIPManagedAttr>())
+    return true;
+  if (!Var->hasGlobalStorage())
+    return false;
+  const ASTContext &Ctx = Var->getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Begin = SM.getExpansionLoc(Var->getBeginLoc());
+  SourceLocation Name = SM.getExpansionLoc(Var->getLocation());
+  if (Begin.isInvalid() || Name.isInvalid() ||
+      SM.getFileID(Begin) != SM.getFileID(Name))
+    return false;
+  llvm::StringRef Text = Lexer::getSourceText(
+      CharSourceRange::getCharRange(Begin, Name), SM, Ctx.getLangOpts());
+  return Text.contains("__managed__");
 }
 
 } // namespace clang::tidy::xfer

@@ -79,6 +79,11 @@ bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM);
 /// The 1-based line \p S begins on (at its expansion site).
 unsigned lineOf(const Stmt *S, const SourceManager &SM);
 
+/// True for a variable declared `__managed__` (CUDA managed memory). Clang
+/// 19 keeps the `managed` attribute for HIP only and drops it in CUDA, so
+/// the declaration's own text is read.
+bool isManagedVariable(const VarDecl *Var);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_ASTUTILS_H

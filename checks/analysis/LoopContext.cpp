@@ -2442,14 +2442,29 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
 }
 
 bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
-                             DeviceInference &Devices) {
+                             DeviceInference &Devices, bool WaitsInside) {
   // cudaDeviceSynchronize(); if (prev == *count) break; with `count` in
   // managed memory a kernel writes: the wait is what makes the value the
   // loop's exit test reads valid on the host.
-  if (!isBareWait(Wait) || !isLoopStmt(Loop))
+  if ((!WaitsInside && !isBareWait(Wait)) || !isLoopStmt(Loop))
+    return false;
+  // Through a call, the wait covers the value only if the callee works on
+  // it (resets it and launches the reduction that writes it); a call that
+  // waits for other work leaves it as it was.
+  const FunctionDecl *Callee =
+      WaitsInside ? definedCallee(Wait, Devices.context().getSourceManager())
+                  : nullptr;
+  if (WaitsInside && !Callee)
     return false;
   auto ReadsManaged = [&](const Stmt *S) {
     return S && containsMatch<Expr>(S, [&](const Expr &E) {
+             if (const auto *Ref = dyn_cast<DeclRefExpr>(&E)) {
+               const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+               return Var && isManagedVariable(Var) &&
+                      (!Callee || refersTo(Callee->getBody(), Var));
+             }
+             if (WaitsInside)
+               return false;
              const Expr *Pointer = nullptr;
              if (const auto *Deref = dyn_cast<UnaryOperator>(&E);
                  Deref && Deref->getOpcode() == UO_Deref)

@@ -160,12 +160,16 @@ bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 
-/// True if \p Wait is a bare wait in \p Loop whose exit test (its
+/// True if \p Wait is a bare wait in \p Loop, or a call whose blocking
+/// operations are all bare waits (\p WaitsInside: `calc_params()` that
+/// launches a reduction and waits for it), and the loop's exit test (its
 /// condition, or the condition of an `if` in its body that leaves it) reads
-/// managed memory (`if (prev == *count) break;`): the wait makes that value
-/// valid on the host, a termination read like decidesLoopExit's.
+/// managed memory (`if (prev == *count) break;`, a `__managed__` global):
+/// the wait makes that value valid on the host, a termination read like
+/// decidesLoopExit's.
 bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
-                             DeviceInference &Devices);
+                             DeviceInference &Devices,
+                             bool WaitsInside = false);
 
 /// True if the host memory \p ReadBack fills is rewritten by the host and
 /// then uploaded again in the same iteration of \p Loop (`cudaMemcpy(p,

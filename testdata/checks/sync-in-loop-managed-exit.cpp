@@ -40,3 +40,31 @@ void logEachStep(float *Data, int Steps) {
   }
   cudaFree(Remaining);
 }
+
+// A `__managed__` global a helper resets, reduces into and waits for, then
+// tested to leave the loop: the helper's wait is the termination read. A
+// helper that waits for other work leaves the value as it was: reported.
+__managed__ double MaxForce;
+__global__ void reduceMaxForce(float *Data);
+__global__ void mixVelocities(float *Data);
+void calcMaxForce(float *Data) {
+  MaxForce = 0.0;
+  reduceMaxForce<<<1, 32>>>(Data);
+  cudaDeviceSynchronize();
+}
+void mix(float *Data) {
+  mixVelocities<<<1, 32>>>(Data);
+  cudaDeviceSynchronize();
+}
+void minimise(float *Data, int MaxSteps) {
+  for (int Step = 0; Step < MaxSteps; ++Step) {
+    relax<<<1, 32>>>(nullptr, Data);
+    calcMaxForce(Data);
+    if (MaxForce < 1e-6)
+      break;
+    mix(Data);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'mix()' synchronizes with the GPU on every iteration of the loop at line 60: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :60:3: note: loop starts here
+    // XFER-NOTE: :57:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+  }
+}

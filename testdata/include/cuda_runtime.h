@@ -175,6 +175,8 @@ static inline struct cudaExtent make_cudaExtent(size_t W, size_t H, size_t D) {
 // and the launch configuration hook clang's <<<...>>> lowers to.
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
+// As in the toolkit's host_defines.h; clang keeps the attribute for HIP only.
+#define __managed__ __attribute__((managed))
 #define __host__ __attribute__((host))
 extern "C" unsigned __cudaPushCallConfiguration(dim3 GridDim, dim3 BlockDim,
                                                 size_t SharedMem = 0,
