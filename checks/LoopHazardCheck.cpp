@@ -104,12 +104,12 @@ LoopHazardCheck::uploadThroughCall(const CallExpr *Call, ASTContext &Ctx) {
              : nullptr;
 }
 
-bool LoopHazardCheck::waitsBesideBlockingReadBack(const CallExpr *Call,
+bool LoopHazardCheck::waitsBesideBlockingTransfer(const CallExpr *Call,
                                                   ASTContext &Ctx) {
   DeviceInference &Devices = Analyses->devices();
   return isBareWait(Call) &&
          waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-           return Other != Call && isBlockingReadBack(Other, Devices);
+           return Other != Call && isBlockingTransfer(Other, Devices);
          });
 }
 
@@ -261,7 +261,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A wait next to a blocking read-back costs nothing the read-back does
   // not: the read-back is the finding, if any.
-  if (!Path && waitsBesideBlockingReadBack(Call, Ctx))
+  if (!Path && waitsBesideBlockingTransfer(Call, Ctx))
     return;
   // A wait that another wait precedes on every path, with no device work
   // queued in between, waits for nothing.
@@ -420,7 +420,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (!ReportTerminationReadBacks &&
       decidesStepExit(Call, enclosingFunction(Call, Ctx), Ctx))
     return;
-  if (waitsBesideBlockingReadBack(Call, Ctx) ||
+  if (waitsBesideBlockingTransfer(Call, Ctx) ||
       followsBlockingReadBack(Call, Ctx))
     return;
   if (lacksCudaEvidence(H))

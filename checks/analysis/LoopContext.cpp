@@ -2617,6 +2617,9 @@ bool waitsBesideReadBack(
              return IsBlockingReadBack(&Call);
            });
   };
+  // `CHECK(cudaMemcpy(...))` whose macro waits after the call it checks.
+  if (isMacroStatementWrapper(*Where->At, Ctx) && HasReadBack(*Where->At))
+    return true;
   // Walks one way from the sync until a read-back or device work. A branch
   // or loop ends the walk (a read-back every N iterations is not beside the
   // wait on the others), once its condition, which always runs, is seen.

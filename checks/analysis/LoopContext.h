@@ -219,9 +219,11 @@ bool followsWaitOnEveryPath(const CallExpr *Wait, ExecutionOrder &Order,
 
 /// True if a blocking read-back that \p IsBlockingReadBack accepts sits in
 /// \p Sync's block next to it, with nothing that queues device work in
-/// between: just after it (the read-back waits for the same work) or just
-/// before it (the device has been drained already). Such a wait costs
-/// nothing the read-back does not; the read-back is the finding, if any.
+/// between: just after it (the read-back waits for the same work), just
+/// before it (the device has been drained already), or in the same
+/// statement-like macro (`CHECK(cudaMemcpy(...))` that waits after the call
+/// it checks). Such a wait costs nothing the read-back does not; the
+/// read-back is the finding, if any.
 bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);

@@ -368,6 +368,16 @@ bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices) {
           (H->Kind == HazardKind::HostSync && H->IsLibTorch && H->Subject));
 }
 
+bool isBlockingTransfer(const CallExpr *Call, DeviceInference &Devices) {
+  if (isBlockingReadBack(Call, Devices))
+    return true;
+  std::optional<CudaApi> Api = identifyCudaCall(Call);
+  if (!Api || !isCopy(*Api) || isAsyncCopy(*Api))
+    return false;
+  std::optional<Hazard> H = classifyHazard(Call, Devices);
+  return H && H->Kind == HazardKind::HostToDeviceCopy;
+}
+
 bool isValueReadBack(const CallExpr *Call, DeviceInference &Devices) {
   // A checked solver queues its own kernels before it waits: a round trip
   // of its own, not a value that could travel with the others.

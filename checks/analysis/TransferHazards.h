@@ -56,6 +56,11 @@ bool isBareWait(const CallExpr *Call);
 /// (item(), printing it); not a bare wait.
 bool isBlockingReadBack(const CallExpr *Call, DeviceInference &Devices);
 
+/// True if \p Call returns only once its bytes have moved: a blocking
+/// read-back, or a blocking upload (`cudaMemcpy` host to device). A bare
+/// wait right beside one waits for little more than the copy does.
+bool isBlockingTransfer(const CallExpr *Call, DeviceInference &Devices);
+
 /// True for a LibTorch read of a device tensor's value (item(), printing
 /// it, nonzero()): a wait whose data is a few values, not a copy. Not a
 /// checked solver (linalg::inv), which queues its own kernels first.

@@ -25,10 +25,12 @@ static void forwardLayer(float *Out, const float *In, int N, int Step) {
     cudaDeviceSynchronize();
 }
 
-// A helper that copies back and waits: each check lists its own kind.
-static float readAndWait(const float *Device, float *Host, int N) {
+// A helper that copies back, launches and waits: each check lists its own
+// kind.
+static float readAndWait(float *Device, float *Host, int N) {
   cudaMemcpy(Host, Device, N * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(Host + 1, Device + 1, sizeof(float), cudaMemcpyDeviceToHost);
+  scale<<<1, 32>>>(Device, N);
   cudaStreamSynchronize(0);
   return Host[0];
 }
@@ -36,20 +38,20 @@ static float readAndWait(const float *Device, float *Host, int N) {
 void train(float *Out, const float *In, float *Host, int N, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     forwardLayer(Out, In, N, Step);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'forwardLayer()' synchronizes with the GPU on every iteration of the loop at line 37: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :37:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'forwardLayer()' synchronizes with the GPU on every iteration of the loop at line 39: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :39:3: note: loop starts here
     // XFER-NOTE: :22:3: note: which calls 'multiplyBatched()' here
     // XFER-NOTE: :14:3: note: 'cudaMalloc' synchronizes with the GPU here
     // XFER-NOTE: :10:31: note: 'cudaDeviceSynchronize' synchronizes with the GPU here too
     // XFER-NOTE: :17:3: note: 'cudaFree' synchronizes with the GPU here too
     readAndWait(Out, Host, N);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'readAndWait()' synchronizes with the GPU on every iteration of the loop at line 37: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :37:3: note: loop starts here
-    // XFER-NOTE: :32:3: note: 'cudaStreamSynchronize' synchronizes with the GPU here
-    // XFER-WARNING: :[[@LINE-4]]:5: warning: 'readAndWait()' copies device memory to the host on every iteration of the loop at line 37: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // XFER-NOTE: :37:3: note: loop starts here
-    // XFER-NOTE: :30:3: note: 'cudaMemcpy' copies device memory to the host here
-    // XFER-NOTE: :31:3: note: 'cudaMemcpy' copies device memory to the host here too
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'readAndWait()' synchronizes with the GPU on every iteration of the loop at line 39: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :39:3: note: loop starts here
+    // XFER-NOTE: :34:3: note: 'cudaStreamSynchronize' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-4]]:5: warning: 'readAndWait()' copies device memory to the host on every iteration of the loop at line 39: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :39:3: note: loop starts here
+    // XFER-NOTE: :31:3: note: 'cudaMemcpy' copies device memory to the host here
+    // XFER-NOTE: :32:3: note: 'cudaMemcpy' copies device memory to the host here too
   }
 }
 
@@ -75,11 +77,11 @@ struct Softmax : Layer {
 void infer(Layer &Model, float *Data, int N, int Batches) {
   for (int Batch = 0; Batch < Batches; ++Batch)
     Model.forward(Data, N);
-    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'forward()' synchronizes with the GPU on every iteration of the loop at line 76: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :76:3: note: loop starts here
-    // XFER-NOTE: :64:5: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
-    // XFER-NOTE: :70:5: note: 'cudaMalloc' synchronizes with the GPU here too
-    // XFER-NOTE: :72:5: note: 'cudaFree' synchronizes with the GPU here too
+    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'forward()' synchronizes with the GPU on every iteration of the loop at line 78: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :78:3: note: loop starts here
+    // XFER-NOTE: :66:5: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    // XFER-NOTE: :72:5: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :74:5: note: 'cudaFree' synchronizes with the GPU here too
 }
 
 // Fourteen allocations: the finding lists twelve operations at most.
@@ -103,11 +105,9 @@ static void allocateMany() {
 void allocateEachStep(float *Data, int N, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     allocateMany();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'allocateMany()' synchronizes with the GPU on every iteration of the loop at line 104: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :104:3: note: loop starts here
-    // XFER-NOTE: :88:3: note: 'cudaMalloc' synchronizes with the GPU here
-    // XFER-NOTE: :89:3: note: 'cudaMalloc' synchronizes with the GPU here too
-    // XFER-NOTE: :90:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'allocateMany()' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :106:3: note: loop starts here
+    // XFER-NOTE: :90:3: note: 'cudaMalloc' synchronizes with the GPU here
     // XFER-NOTE: :91:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :92:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :93:3: note: 'cudaMalloc' synchronizes with the GPU here too
@@ -117,6 +117,8 @@ void allocateEachStep(float *Data, int N, int Steps) {
     // XFER-NOTE: :97:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :98:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :99:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :100:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :101:3: note: 'cudaMalloc' synchronizes with the GPU here too
     scale<<<1, 32>>>(Data, N);
   }
 }
