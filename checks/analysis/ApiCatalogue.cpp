@@ -402,6 +402,29 @@ bool isThrustDeviceVector(const CXXRecordDecl *Class) {
          outermostNamespace(Class) == "thrust";
 }
 
+llvm::StringRef thrustReductionName(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier() ||
+      outermostNamespace(Callee) != "thrust" ||
+      !llvm::is_contained({"reduce", "count", "count_if", "transform_reduce",
+                           "inner_product", "all_of", "any_of", "none_of",
+                           "equal", "is_sorted", "is_partitioned"},
+                          Callee->getName()))
+    return {};
+  // The execution policy or the first range says where it runs.
+  for (unsigned I = 0; I < std::min(2u, Call->getNumArgs()); ++I) {
+    std::string Type =
+        Call->getArg(I)->getType().getCanonicalType().getAsString();
+    llvm::StringRef Spelled(Type);
+    if (!Spelled.contains("thrust::"))
+      continue;
+    if (Spelled.contains("device_ptr") || Spelled.contains("device_vector") ||
+        Spelled.contains("device_t") || Spelled.contains("cuda_cub::"))
+      return Callee->getName();
+  }
+  return {};
+}
+
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)

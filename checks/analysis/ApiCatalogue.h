@@ -74,6 +74,13 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth = 0);
 /// destroyed it frees it.
 bool isThrustDeviceVector(const CXXRecordDecl *Class);
 
+/// The name of the Thrust algorithm \p Call runs on the device and whose
+/// result comes back to the host as a value (`thrust::reduce`, `count_if`,
+/// `transform_reduce`, `inner_product`, `all_of`, ... with `thrust::device`
+/// or device iterators: `device_ptr`, `device_vector`): the host waits for
+/// the reduction and its copy back. Empty otherwise.
+llvm::StringRef thrustReductionName(const CallExpr *Call);
+
 /// Returns the LibTorch operation \p Call performs, if it is one.
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call);
 

@@ -345,6 +345,17 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
     return classifyTorch(Call, *Torch, Devices);
   if (std::optional<CudaApi> Api = identifyCudaCall(Call))
     return classifyCuda(Call, *Api, Devices);
+  // The reduction's value comes back with a blocking copy (and its
+  // temporary storage is allocated and freed); no measured pattern of its
+  // own, so no cost is cited.
+  if (llvm::StringRef Reduction = thrustReductionName(Call); !Reduction.empty())
+    return Hazard{HazardKind::HostSync,
+                  /*IsLibTorch=*/false,
+                  ("thrust::" + Reduction).str(),
+                  "",
+                  nullptr,
+                  {},
+                  std::nullopt};
   return std::nullopt;
 }
 
