@@ -224,6 +224,18 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
                                    DeviceInference &Devices) {
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false,
            cudaApiName(Api).str(), "", nullptr, {}, std::nullopt};
+  // Allocations and releases of memory or library handles synchronize like
+  // cudaMalloc/cudaFree (page-locked host allocation is among the
+  // operations the CUDA programming guide lists as synchronizing
+  // implicitly). Only cudaMalloc and cudaFree have a measured pattern; the
+  // others cite no cost.
+  if (acquiresOrReleases(Api)) {
+    if (Api == CudaApi::Malloc || Api == CudaApi::Free)
+      H.CostPattern = patterns::CudaMallocFree;
+    if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
+      H.Bytes = evaluateCount(Call->getArg(1), Devices.context());
+    return H;
+  }
   switch (Api) {
   case CudaApi::DeviceSynchronize:
   case CudaApi::ThreadSynchronize:
@@ -234,34 +246,6 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
     return H;
   case CudaApi::EventSynchronize:
     H.CostPattern = patterns::CudaEventSynchronize;
-    return H;
-  case CudaApi::MallocManaged:
-  case CudaApi::MallocPitch:
-  case CudaApi::Malloc3D:
-  case CudaApi::MallocArray:
-  case CudaApi::Malloc3DArray:
-  case CudaApi::FreeArray:
-  case CudaApi::FreeHost:
-  // Page-locked host allocation is one of the operations the CUDA
-  // programming guide lists as synchronizing implicitly.
-  case CudaApi::MallocHost:
-  case CudaApi::HostAlloc:
-  case CudaApi::HostRegister:
-  case CudaApi::CublasCreate:
-  case CudaApi::CublasDestroy:
-  case CudaApi::CufftPlan1d:
-  case CudaApi::CufftPlan2d:
-  case CudaApi::CufftPlan3d:
-  case CudaApi::CufftPlanMany:
-  case CudaApi::CufftDestroy:
-    // Synchronizing like cudaMalloc/cudaFree; no measured pattern of their
-    // own, so no cost is cited.
-    return H;
-  case CudaApi::Malloc:
-  case CudaApi::Free:
-    H.CostPattern = patterns::CudaMallocFree;
-    if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
-      H.Bytes = evaluateCount(Call->getArg(1), Devices.context());
     return H;
   case CudaApi::Memcpy:
   case CudaApi::Memcpy2D:
