@@ -104,15 +104,6 @@ LoopHazardCheck::uploadThroughCall(const CallExpr *Call, ASTContext &Ctx) {
              : nullptr;
 }
 
-bool LoopHazardCheck::waitsBesideBlockingTransfer(const CallExpr *Call,
-                                                  ASTContext &Ctx) {
-  DeviceInference &Devices = Analyses->devices();
-  return isBareWait(Call) &&
-         waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-           return Other != Call && isBlockingTransfer(Other, Devices);
-         });
-}
-
 bool LoopHazardCheck::followsBlockingReadBack(const CallExpr *Call,
                                               ASTContext &Ctx) {
   DeviceInference &Devices = Analyses->devices();
@@ -261,7 +252,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A wait next to a blocking read-back costs nothing the read-back does
   // not: the read-back is the finding, if any.
-  if (!Path && waitsBesideBlockingTransfer(Call, Ctx))
+  if (!Path && waitsBesideBlockingTransfer(Call, Analyses->devices()))
     return;
   // A wait that another wait precedes on every path, with no device work
   // queued in between, waits for nothing.
@@ -278,17 +269,20 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // innermost loop counts: a value read on every iteration of an inner loop
   // (a fitness per individual) that only the outer loop's test aggregates is
   // read many times per decision.
-  // A call that only allocates or frees inside (a frame reader returning
-  // null at the end of the file) decides the exit with host data.
-  const bool DecidesExit =
-      (!Path || !acquiresOrReleasesOnly(ThroughCall)) &&
-          decidesLoopExit(Call, Frequency.Loops.front().Loop, Ctx) ||
-      (!Path ? waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
-                                       Analyses->devices())
-             : waitsOnlyBare(ThroughCall) &&
-                   waitsForManagedExitTest(Call, Frequency.Loops.front().Loop,
-                                           Analyses->devices(),
-                                           /*WaitsInside=*/true));
+  const Stmt *Innermost = Frequency.Loops.front().Loop;
+  bool DecidesExit;
+  if (!Path)
+    DecidesExit = decidesLoopExit(Call, Innermost, Ctx) ||
+                  waitsForManagedExitTest(Call, Innermost, Devices);
+  else if (waitsOnlyBare(ThroughCall))
+    DecidesExit = decidesLoopExit(Call, Innermost, Ctx) ||
+                  waitsForManagedExitTest(Call, Innermost, Devices,
+                                          /*WaitsInside=*/true);
+  else
+    // A call that only allocates or frees inside (a frame reader returning
+    // null at the end of the file) decides the exit with host data.
+    DecidesExit = !acquiresOrReleasesOnly(ThroughCall) &&
+                  decidesLoopExit(Call, Innermost, Ctx);
   if (DecidesExit && !ReportTerminationReadBacks)
     return;
   // A value the host turns into the next input it uploads (the action that
@@ -420,7 +414,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (!ReportTerminationReadBacks &&
       decidesStepExit(Call, enclosingFunction(Call, Ctx), Ctx))
     return;
-  if (waitsBesideBlockingTransfer(Call, Ctx) ||
+  if (waitsBesideBlockingTransfer(Call, Analyses->devices()) ||
       followsBlockingReadBack(Call, Ctx))
     return;
   if (lacksCudaEvidence(H))

@@ -68,10 +68,6 @@ private:
   void noteCallChain(const HazardPath &Path);
   /// Notes at the hazards a call performs after the reported one.
   void noteFurtherHazards(llvm::ArrayRef<HazardPath> Further);
-  /// True if \p Call is a bare wait next to a blocking read-back or upload
-  /// (see waitsBesideReadBack, isBlockingTransfer): the copy is the
-  /// finding, if any.
-  bool waitsBesideBlockingTransfer(const CallExpr *Call, ASTContext &Ctx);
   /// True if \p Call is a blocking read-back that follows another in the
   /// same iteration with no device work in between (see followsReadBack).
   bool followsBlockingReadBack(const CallExpr *Call, ASTContext &Ctx);

@@ -169,10 +169,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       if (H->Kind == HazardKind::HostSync && isTimingStatement(Call, Ctx))
         continue;
       // A wait beside a blocking copy waits for what the copy waits for.
-      if (isBareWait(Call) &&
-          waitsBesideReadBack(Call, Ctx, [&](const CallExpr *Other) {
-            return Other != Call && isBlockingTransfer(Other, Devices);
-          }))
+      if (waitsBesideBlockingTransfer(Call, Devices))
         continue;
       // An upload from a parameter is a cost of the call only when the
       // caller passes the same data on every iteration: kept apart, for the

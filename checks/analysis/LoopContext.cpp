@@ -2641,6 +2641,15 @@ bool waitsBesideReadBack(
                        Where->Body.rend());
 }
 
+bool waitsBesideBlockingTransfer(const CallExpr *Wait,
+                                 DeviceInference &Devices) {
+  return isBareWait(Wait) &&
+         waitsBesideReadBack(
+             Wait, Devices.context(), [&](const CallExpr *Other) {
+               return Other != Wait && isBlockingTransfer(Other, Devices);
+             });
+}
+
 llvm::SmallVector<const CallExpr *, 4>
 readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
                llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {

@@ -228,6 +228,12 @@ bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
+/// waitsBesideReadBack for the copies isBlockingTransfer accepts (blocking
+/// read-backs and uploads): true if the bare wait \p Wait waits for nothing
+/// such a copy beside it does not.
+bool waitsBesideBlockingTransfer(const CallExpr *Wait,
+                                 DeviceInference &Devices);
+
 /// The blocking read-backs (\p IsBlockingReadBack) that \p ReadBack's
 /// iteration performs after it with nothing that queues device work in
 /// between: later in the same statement, or in the statements that follow
