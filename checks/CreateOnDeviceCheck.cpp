@@ -109,9 +109,10 @@ bool createsEmptyTensor(const CallExpr *Factory) {
       });
 }
 
-/// True for a tensor method that only reshapes its object (a view or a
-/// copy in another layout): `t.unsqueeze(0)`, `t.view({2, 2})`.
-bool isShapeOnlyOperation(const CXXMemberCallExpr *Call) {
+/// True for a tensor method that only reshapes its object or converts its
+/// element type (a view, or a copy in another layout or dtype):
+/// `t.unsqueeze(0)`, `t.view({2, 2})`, `t.toType(torch::kFloat)`.
+bool isShapeOrTypeOperation(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
   if (!Method || !Method->getIdentifier() ||
       !isTensorType(Call->getImplicitObjectArgument()->getType()))
@@ -119,7 +120,8 @@ bool isShapeOnlyOperation(const CXXMemberCallExpr *Call) {
   return llvm::StringSwitch<bool>(Method->getName())
       .Cases("unsqueeze", "squeeze", "view", "reshape", "flatten", true)
       .Cases("permute", "transpose", "t", "contiguous", "expand", true)
-      .Case("repeat", true)
+      .Cases("repeat", "narrow", "select", "slice", "clone", true)
+      .Cases("toType", "detach", true)
       .Default(false);
 }
 
@@ -342,7 +344,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   bool ThroughHostOps = false;
   while (const auto *Convert = dyn_cast_or_null<CXXMemberCallExpr>(
              ignoreCopiesAndConversions(Object))) {
-    if (!isShapeOnlyOperation(Convert)) {
+    if (!isShapeOrTypeOperation(Convert)) {
       std::optional<TorchCall> Torch = identifyTorchCall(Convert);
       if (!Torch || Torch->Op != TorchOp::To || Convert->getNumArgs() == 0 ||
           isTensorType(Convert->getArg(0)->getType()) ||

@@ -121,3 +121,25 @@ void createdOutsideTheLoop() {
   for (int I = 0; I < 10; ++I)
     (void)Host.to(torch::kCUDA);
 }
+
+// Reshaping or converting the element type on the way to the device does
+// not change where the tensor was made: `arange(n).repeat(...).toType(...)`
+// builds a grid on the host, then moves it.
+void hostGridsMovedEveryStep(int64_t N, torch::Tensor Prediction) {
+  for (int Step = 0; Step < 100; ++Step) {
+    auto GridX = torch::arange(N)
+                     .repeat({N, 1})
+                     .view({1, 1, N, N})
+                     .toType(torch::kFloat)
+                     .to(torch::kCUDA);
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: tensor created on the host by 'torch::arange()' is copied to the GPU by 'to()' on each of 100 iterations of the loop at line 129; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-NOTE: :129:3: note: loop starts here
+    auto GridY = torch::arange(N).repeat({N, 1}).t().narrow(0, 0, N).cuda();
+    // XFER-WARNING: :[[@LINE-1]]:70: warning: tensor created on the host by 'torch::arange()' is copied to the GPU by 'cuda()' on each of 100 iterations of the loop at line 129; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-NOTE: :129:3: note: loop starts here
+    // An operation between the factory and the move that computes on the
+    // host is not a creation on the way.
+    auto Scaled = torch::arange(N).mul(Prediction).to(torch::kCUDA);
+    Prediction = Prediction + GridX + GridY + Scaled;
+  }
+}

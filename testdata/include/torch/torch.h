@@ -171,6 +171,9 @@ public:
   Tensor permute(IntArrayRef Dims) const;
   Tensor expand(IntArrayRef Sizes) const;
   Tensor clone() const;
+  Tensor narrow(int64_t Dim, int64_t Start, int64_t Length) const;
+  Tensor t() const;
+  Tensor toType(ScalarType S) const;
   Tensor &zero_() const;
   void backward() const;
   template <typename T> T *data_ptr() const;
