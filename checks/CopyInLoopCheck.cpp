@@ -62,6 +62,10 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
     if (Source && picksThroughIndexTable(H.Subject, Source))
       return false;
   }
+  // Constant data (filter weights, a constant table) is the same bytes on
+  // every iteration, wherever it is declared.
+  if (holdsConstantValues(Source, Ctx))
+    return true;
   // A global or static may be changed by any call in the loop, unless it
   // is a constant (`const int zero = 0;` uploaded to reset a counter).
   auto IsConstantValue = [](const VarDecl *Var) {
@@ -87,7 +91,8 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
 }
 
 DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
-                                        llvm::StringRef FrequencyPhrase) {
+                                        llvm::StringRef FrequencyPhrase,
+                                        ASTContext &Ctx) {
   if (H.Kind == HazardKind::DeviceToHostCopy)
     return diag(Call->getExprLoc(),
                 "'%0' copies device memory to the host %1: the copy waits "
@@ -106,6 +111,13 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "loop and take the part there")
            << H.Operation << Whole->getName() << FrequencyPhrase;
   const VarDecl *Source = copiedVariable(H.Subject);
+  // A constant flag or counter keeps the reset advice below.
+  if (!isScalarCopy(Source) && holdsConstantValues(Source, Ctx))
+    return diag(Call->getExprLoc(),
+                "'%0' copies '%1' to the GPU %2, but '%1' holds the same "
+                "values every time: copy it to the GPU once and keep the "
+                "device copy")
+           << H.Operation << Source->getName() << FrequencyPhrase;
   // A flag or counter uploaded on every iteration usually resets what a
   // kernel changed: the device can do that without the host.
   return diag(Call->getExprLoc(),

@@ -26,7 +26,8 @@ protected:
                     const ExecutionFrequency &Frequency,
                     ASTContext &Ctx) override;
   DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
-                         llvm::StringRef FrequencyPhrase) override;
+                         llvm::StringRef FrequencyPhrase,
+                         ASTContext &Ctx) override;
 };
 
 } // namespace clang::tidy::xfer

@@ -82,7 +82,8 @@ void LoopHazardCheck::onStartOfTranslationUnit() {
 
 llvm::SmallVector<HazardPath, 4>
 LoopHazardCheck::hazardsThroughCall(const CallExpr *Call, ASTContext &Ctx) {
-  for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy})
+  for (HazardKind Kind : {HazardKind::HostSync, HazardKind::DeviceToHostCopy,
+                          HazardKind::HostToDeviceCopy})
     if (llvm::SmallVector<HazardPath, 4> Paths =
             Analyses->summaries(ReportUnknownPlacement)
                 .findAllThroughCall(Call, Kind);
@@ -316,7 +317,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   const SourceManager &SM = Ctx.getSourceManager();
-  warn(Call, *H, describeFrequency(Frequency, SM));
+  warn(Call, *H, describeFrequency(Frequency, SM), Ctx);
   const EnclosingLoop &Loop = Frequency.Loops.front();
   diag(Loop.Loop->getBeginLoc(), "%0 starts here", DiagnosticIDs::Note)
       << Loop.Kind;
@@ -400,9 +401,14 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // Read-backs in a function that runs on every step although no loop is
   // visible here: forward(), or a helper a loop in another file calls.
   // Uploads are judged against a loop (is the source invariant?), so only
-  // read-backs are reported here.
+  // uploads of data that is the same on every call are reported here.
+  const bool UploadsConstantData =
+      H.Kind == HazardKind::HostToDeviceCopy &&
+      holdsConstantValues(copiedVariable(H.Subject) ? copiedVariable(H.Subject)
+                                                    : slicedBuffer(H.Subject),
+                          Ctx);
   if ((H.Kind != HazardKind::HostSync &&
-       H.Kind != HazardKind::DeviceToHostCopy) ||
+       H.Kind != HazardKind::DeviceToHostCopy && !UploadsConstantData) ||
       (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)) ||
       isTimingStatement(Call, Ctx))
     return;
@@ -426,7 +432,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
       consumesCopiedOutput(Call, Function->getBody(), Ctx);
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
-  warn(Call, H, *Phrase);
+  warn(Call, H, *Phrase, Ctx);
   noteReadBacksAfter(Call, Ctx);
   if (ConsumesOutput)
     noteConsumedOutput(Call);
@@ -675,7 +681,9 @@ void LoopHazardCheck::noteFurtherHazards(llvm::ArrayRef<HazardPath> Further) {
         << Path.Operation.Operation
         << (Path.Operation.Kind == HazardKind::HostSync
                 ? "synchronizes with the GPU"
-                : "copies device memory to the host");
+            : Path.Operation.Kind == HazardKind::DeviceToHostCopy
+                ? "copies device memory to the host"
+                : "copies the same host data to the GPU");
 }
 
 void LoopHazardCheck::noteCallChain(const HazardPath &Path) {

@@ -45,7 +45,8 @@ protected:
   /// The warning for \p H at \p Call; \p FrequencyPhrase is e.g. "on every
   /// iteration of the loop at line 12".
   virtual DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
-                                 llvm::StringRef FrequencyPhrase) = 0;
+                                 llvm::StringRef FrequencyPhrase,
+                                 ASTContext &Ctx) = 0;
 
   /// ClangTidyCheck::diag at \p Loc, or where a system header's macro that
   /// spells it is used (`cublasCreate(&h)` is cublas_v2.h's macro for

@@ -5,7 +5,8 @@
 namespace clang::tidy::xfer {
 
 DiagnosticBuilder SyncInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
-                                        llvm::StringRef FrequencyPhrase) {
+                                        llvm::StringRef FrequencyPhrase,
+                                        ASTContext &) {
   return diag(Call->getExprLoc(),
               "'%0' synchronizes with the GPU %1: the host waits for all "
               "queued device work, so CPU and GPU stop overlapping")

@@ -21,7 +21,8 @@ protected:
     return H.Kind == HazardKind::HostSync;
   }
   DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
-                         llvm::StringRef FrequencyPhrase) override;
+                         llvm::StringRef FrequencyPhrase,
+                         ASTContext &Ctx) override;
 };
 
 } // namespace clang::tidy::xfer

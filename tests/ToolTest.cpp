@@ -3051,3 +3051,35 @@ void solve(float *Device, int Steps) {
                        "on every iteration of the loop at main.cpp:5"))
       << R.Out << R.Err;
 }
+
+TEST_F(ToolTest, ConstantUploadInAStepFunctionOfAnotherFileIsReported) {
+  // The weights are the same bytes on every call; a buffer the caller
+  // passes is judged at the caller's loop, so it stays silent here.
+  std::string Filter = write("filter.cpp", R"cpp(#include <cuda_runtime.h>
+static const float Sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1};
+void edges(float *DeviceWeights, const float *Frame, float *DeviceFrame) {
+  cudaMemcpy(DeviceWeights, Sobel, sizeof(Sobel), cudaMemcpyHostToDevice);
+  cudaMemcpy(DeviceFrame, Frame, 64, cudaMemcpyHostToDevice);
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <cuda_runtime.h>
+void edges(float *DeviceWeights, const float *Frame, float *DeviceFrame);
+__global__ void convolve(float *Frame, const float *Weights);
+void video(float *DeviceWeights, float *Frames, float *DeviceFrame, int N) {
+  for (int I = 0; I < N; ++I) {
+    edges(DeviceWeights, Frames + I * 16, DeviceFrame);
+    convolve<<<1, 32>>>(DeviceFrame, DeviceWeights);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Filter, Main, "--", "-x", "cuda",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("filter.cpp:4:3: warning: 'cudaMemcpy' copies 'Sobel' "
+                       "to the GPU on every call of 'edges()', which runs on "
+                       "every iteration of the loop at main.cpp:5, but "
+                       "'Sobel' holds the same values every time"))
+      << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("filter.cpp:5:")) << R.Out << R.Err;
+}

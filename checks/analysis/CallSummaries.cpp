@@ -12,16 +12,12 @@ namespace clang::tidy::xfer {
 
 const HazardPath *CallSummaries::find(const FunctionDecl *Function,
                                       HazardKind Kind) {
-  if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)
-    return nullptr;
   llvm::ArrayRef<HazardPath> Paths = findAll(Function, Kind);
   return Paths.empty() ? nullptr : &Paths.front();
 }
 
 llvm::ArrayRef<HazardPath> CallSummaries::findAll(const FunctionDecl *Function,
                                                   HazardKind Kind) {
-  if (Kind != HazardKind::HostSync && Kind != HazardKind::DeviceToHostCopy)
-    return {};
   return summarize(Function)[slot(Kind)];
 }
 
@@ -147,7 +143,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
     return Result[Slot].size() >= MaxPathsPerKind;
   };
   for (const CallExpr *Call : Calls) {
-    if (Full(0) && Full(1))
+    if (Full(0) && Full(1) && Full(2))
       break;
     // Work done only every N calls of a counter-guarded branch does not
     // happen on every call.
@@ -175,10 +171,16 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       // caller passes the same data on every iteration: kept apart, for the
       // caller's loop to judge.
       if (H->Kind == HazardKind::HostToDeviceCopy) {
-        if (std::optional<unsigned> Index =
-                parameterIndex(Function, copiedVariable(H->Subject));
-            Index && !Uploads.count(Function))
-          Uploads[Function] = ParameterUpload{*Index, HazardPath{*H, {Call}}};
+        const VarDecl *Source = copiedVariable(H->Subject);
+        if (std::optional<unsigned> Index = parameterIndex(Function, Source)) {
+          if (!Uploads.count(Function))
+            Uploads[Function] = ParameterUpload{*Index, HazardPath{*H, {Call}}};
+        } else if (holdsConstantValues(
+                       Source ? Source : slicedBuffer(H->Subject), Ctx)) {
+          // The same bytes on every call (a filter's weights computed from
+          // constants): a cost of the call wherever it is called from.
+          addPath(Result[slot(H->Kind)], HazardPath{*H, {Call}});
+        }
         continue;
       }
       if (!ReportUnknownPlacement && !hasDevicePlacementEvidence(*H))
@@ -190,7 +192,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       if (Target == Function)
         continue;
       const Summary &Inner = summarize(Target);
-      for (unsigned I = 0; I < 2; ++I)
+      for (unsigned I = 0; I < Inner.size(); ++I)
         for (const HazardPath &InnerPath : Inner[I]) {
           HazardPath Path{InnerPath.Operation, {Call}};
           Path.Steps.append(InnerPath.Steps.begin(), InnerPath.Steps.end());

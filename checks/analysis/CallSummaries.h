@@ -2,8 +2,9 @@
 //
 // A call inside a loop to a function (or lambda, or method) defined in the
 // same translation unit is as costly as the hazards its body performs on
-// every call. Each function is summarised once: the host syncs and the
-// device-to-host copies its body performs unconditionally (not under a
+// every call. Each function is summarised once: the host syncs, the
+// device-to-host copies and the uploads of constant data (the same bytes on
+// every call) its body performs unconditionally (not under a
 // counter guard such as `if (step % 100 == 0)`), directly or through further
 // calls, in the order of its body, each with the chain of calls that leads
 // there. Recursion is cut at the
@@ -43,8 +44,10 @@ public:
   CallSummaries(DeviceInference &Devices, bool ReportUnknownPlacement)
       : Devices(Devices), ReportUnknownPlacement(ReportUnknownPlacement) {}
 
-  /// The first hazard of \p Kind (HostSync or DeviceToHostCopy) that every
-  /// call of \p Function performs, if any.
+  /// The first hazard of \p Kind that every call of \p Function performs,
+  /// if any. For HostToDeviceCopy, only uploads of data that holds the same
+  /// values on every call (holdsConstantValues); uploads of a parameter are
+  /// findParameterUpload's.
   const HazardPath *find(const FunctionDecl *Function, HazardKind Kind);
 
   /// Every hazard of \p Kind that every call of \p Function performs, in
@@ -80,9 +83,16 @@ public:
                                                       HazardKind Kind);
 
 private:
-  using Summary = std::array<llvm::SmallVector<HazardPath, 1>, 2>;
+  using Summary = std::array<llvm::SmallVector<HazardPath, 1>, 3>;
   static unsigned slot(HazardKind Kind) {
-    return Kind == HazardKind::HostSync ? 0 : 1;
+    switch (Kind) {
+    case HazardKind::HostSync:
+      return 0;
+    case HazardKind::DeviceToHostCopy:
+      return 1;
+    default:
+      return 2;
+    }
   }
   const Summary &summarize(const FunctionDecl *Function);
 

@@ -42,19 +42,35 @@ bool refersToVariable(const Expr *E) {
   return false;
 }
 
-/// `do { ... } while (0)`: the wrapper of a statement-like macro
-/// (`CHECK(cudaMemcpy(...))`), one statement of the user's block.
+/// `do { ... } while (0)`, or a block whose braces a macro spells: the
+/// wrapper of a statement-like macro (`CHECK(cudaMemcpy(...))`), one
+/// statement of the user's block.
 bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
-  const auto *Do = dyn_cast_or_null<DoStmt>(S);
-  return Do && evaluateCondition(Do->getCond(), Ctx) == false;
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(S))
+    return evaluateCondition(Do->getCond(), Ctx) == false;
+  const auto *Braces = dyn_cast_or_null<CompoundStmt>(S);
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Braces && Braces->getLBracLoc().isMacroID() &&
+         Braces->getRBracLoc().isMacroID() &&
+         SM.isMacroBodyExpansion(Braces->getLBracLoc()) &&
+         isa_and_nonnull<CompoundStmt>(parentStmt(Braces, Ctx));
+}
+
+/// The wrapper statement whose body \p Block is (the `do` of `do { ... }
+/// while (0)`, or \p Block itself when a macro spells its braces), if any.
+const Stmt *macroWrapperOfBlock(const Stmt *Block, ASTContext &Ctx) {
+  if (!isa_and_nonnull<CompoundStmt>(Block))
+    return nullptr;
+  if (isMacroStatementWrapper(Block, Ctx))
+    return Block;
+  const Stmt *Parent = parentStmt(Block, Ctx);
+  return isMacroStatementWrapper(Parent, Ctx) ? Parent : nullptr;
 }
 
 /// True if \p S sits in the body of such a wrapper (an `if (err)` of the
 /// macro's error check).
 bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
-  const Stmt *Block = parentStmt(S, Ctx);
-  return isa_and_nonnull<CompoundStmt>(Block) &&
-         isMacroStatementWrapper(parentStmt(Block, Ctx), Ctx);
+  return macroWrapperOfBlock(parentStmt(S, Ctx), Ctx) != nullptr;
 }
 
 /// True if \p E names \p Field (`n`, `this->n`).
@@ -1429,22 +1445,37 @@ ExecutionFrequency analyzeFrequency(const Stmt *S, ASTContext &Ctx) {
 bool isTimingStatement(const Stmt *S, ASTContext &Ctx) {
   const Stmt *Child = S;
   const Stmt *Parent = parentStmt(S, Ctx);
-  // Up to the statement in a block, through `do { ... } while (0)` macro
-  // wrappers (`CHECK(cudaEventSynchronize(stop))`).
-  while (Parent && (!isa<CompoundStmt>(Parent) ||
-                    isMacroStatementWrapper(parentStmt(Parent, Ctx), Ctx))) {
+  // Up to the statement in a block, through statement-like macro wrappers
+  // (`CHECK(cudaEventSynchronize(stop))`).
+  while (Parent &&
+         (!isa<CompoundStmt>(Parent) || macroWrapperOfBlock(Parent, Ctx))) {
     Child = Parent;
     Parent = parentStmt(Parent, Ctx);
   }
   const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
   if (!Block)
     return false;
-  auto Body = Block->body();
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
   auto It = llvm::find(Body, Child);
   if (It == Body.end())
     return false;
-  if ((It != Body.begin() && callsTimer(*std::prev(It))) ||
-      (std::next(It) != Body.end() && callsTimer(*std::next(It))))
+  // The neighbours that do something: not the `;` after a braces macro, nor
+  // a declaration that calls nothing (`float ms = 0;` before reading the
+  // elapsed time).
+  auto DoesNothing = [](const Stmt *Neighbour) {
+    return isa<NullStmt>(Neighbour) ||
+           (isa<DeclStmt>(Neighbour) &&
+            !containsMatch<CallExpr>(Neighbour,
+                                     [](const CallExpr &) { return true; }));
+  };
+  auto Before = std::make_reverse_iterator(It);
+  while (Before != Body.rend() && DoesNothing(*Before))
+    ++Before;
+  auto After = std::next(It);
+  while (After != Body.end() && DoesNothing(*After))
+    ++After;
+  if ((Before != Body.rend() && callsTimer(*Before)) ||
+      (After != Body.end() && callsTimer(*After)))
     return true;
   // The only statement of a branch (`if (torch::cuda::is_available())
   // torch::cuda::synchronize();` before reading the clock): the branch's
@@ -2230,6 +2261,61 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
 
 } // namespace
 
+namespace {
+
+/// True if \p Scope reads the next piece of input from outside the program
+/// and uploads it: `cap >> frame` or `cap.read(frame)` on a video capture or
+/// stream, `fread`, `std::getline`, and a copy to the device. Each iteration
+/// of such a loop processes new data, and its result is what the loop is
+/// for.
+bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
+  auto IsSourceClass = [](QualType Type) {
+    const CXXRecordDecl *Class =
+        Type.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!Class || !Class->getIdentifier())
+      return false;
+    llvm::StringRef Name = Class->getName();
+    return Name.contains_insensitive("stream") ||
+           Name.contains_insensitive("capture") ||
+           Name.contains_insensitive("reader") ||
+           Name.contains_insensitive("camera");
+  };
+  auto IsRead = [&](const CallExpr &Call) {
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+      return Op->getOperator() == OO_GreaterGreater && Op->getNumArgs() == 2 &&
+             IsSourceClass(Op->getArg(0)->getType());
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return false;
+    llvm::StringRef Name = Callee->getName();
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+      return llvm::is_contained({"read", "grab", "retrieve"}, Name) &&
+             IsSourceClass(Member->getImplicitObjectArgument()->getType());
+    return llvm::is_contained({"fread", "getline", "fgets", "recv"}, Name);
+  };
+  // In the body, or in the condition of the loop whose body it is
+  // (`while (cap.read(frame))`).
+  const Stmt *Loop = parentStmt(Scope, Ctx);
+  const Expr *Condition =
+      Loop && isLoopStmt(Loop) ? loopCondition(Loop) : nullptr;
+  const bool Reads = containsMatch<CallExpr>(Scope, IsRead) ||
+                     (Condition && containsMatch<CallExpr>(Condition, IsRead));
+  constexpr int64_t HostToDevice = 1; // cudaMemcpyHostToDevice
+  return Reads && containsMatch<CallExpr>(Scope, [&](const CallExpr &Call) {
+           std::optional<CudaApi> Api = identifyCudaCall(&Call);
+           if (!Api || !isCopy(*Api))
+             return false;
+           return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+             const auto *Kind =
+                 dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
+             return Kind && isa<EnumConstantDecl>(Kind->getDecl()) &&
+                    evaluateInt(Arg, Ctx) == HostToDevice;
+           });
+         });
+}
+
+} // namespace
+
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -2246,6 +2332,9 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
     if (Bytes && *Bytes <= ScalarBytes)
       return false;
   }
+  // The result of a frame or block of new input: what the loop is for.
+  if (identifyCudaCall(Copy) && streamsNewInput(Scope, Ctx))
+    return true;
   // A LibTorch copy handed on in the same expression (returned,
   // `ToCvImage(mask.cpu())`), else the host memory it fills, used after it
   // in the same iteration (or call).
@@ -2545,9 +2634,8 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
        Statement = P, P = parentStmt(P, Ctx)) {
     // Inside `CHECK(call)` expanding to `do { ... } while (0)`: the macro's
     // statement is the one in the user's block.
-    if (isa<CompoundStmt>(P) &&
-        isMacroStatementWrapper(parentStmt(P, Ctx), Ctx)) {
-      Statement = P = parentStmt(P, Ctx);
+    if (const Stmt *Wrapper = macroWrapperOfBlock(P, Ctx)) {
+      Statement = P = Wrapper;
       continue;
     }
     if (const auto *Block = dyn_cast<CompoundStmt>(P)) {

@@ -198,7 +198,9 @@ bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
 /// product the host consumes after it within \p Scope (a loop body, or the
 /// body of a function that runs once per step): returned, handed to a
 /// function, or used by host code other than a print (drawn, written,
-/// searched). Not where \p Scope takes a training step (a copy there serves
+/// searched), or the output of an iteration that reads new input from
+/// outside the program (a frame from a capture, a block from a file) and
+/// uploads it. Not where \p Scope takes a training step (a copy there serves
 /// logging or metrics) or for a copy of a few bytes (a scalar).
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx);

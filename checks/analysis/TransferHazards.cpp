@@ -5,6 +5,7 @@
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "cost/CostModel.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::xfer {
@@ -454,6 +455,86 @@ const ValueDecl *slicedValue(const Expr *Subject) {
 
 const VarDecl *slicedVariable(const Expr *Subject) {
   return dyn_cast_or_null<VarDecl>(slicedValue(Subject));
+}
+
+namespace {
+
+/// True if \p E is a value every run computes the same: a constant
+/// expression, or a constant variable holding one.
+bool isConstantArgument(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParenImpCasts();
+  if (E->isEvaluatable(Ctx))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->getType().isConstQualified() &&
+         !Var->getType()->isReferenceType() && Var->getInit() &&
+         Var->getInit()->isConstantInitializer(Ctx, /*ForRef=*/false);
+}
+
+/// True if \p Function's result depends on its arguments only: it reads no
+/// global or static that may change and calls nothing that draws random
+/// numbers or reads the clock, directly or through the functions it calls
+/// (a few levels deep).
+bool dependsOnArgumentsOnly(const FunctionDecl *Function, ASTContext &Ctx,
+                            unsigned Depth = 0) {
+  const FunctionDecl *Definition = Function->getDefinition();
+  if (!Definition || !Definition->hasBody() || Depth > 3)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return !containsMatch<Stmt>(Definition->getBody(), [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      return Var && !Var->hasLocalStorage() &&
+             !Ctx.getBaseElementType(Var->getType()).isConstQualified();
+    }
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (!Call)
+      return false;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier())
+      return !isa<CXXOperatorCallExpr>(Call) && !Callee;
+    llvm::StringRef Name = Callee->getName();
+    if (Name.contains_insensitive("rand") ||
+        Name.contains_insensitive("time") ||
+        Name.contains_insensitive("clock") || Name == "getenv")
+      return true;
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())) ||
+        Callee->getCanonicalDecl() == Definition->getCanonicalDecl())
+      return false;
+    return !dependsOnArgumentsOnly(Callee, Ctx, Depth + 1);
+  });
+}
+
+} // namespace
+
+bool holdsConstantValues(const VarDecl *Var, ASTContext &Ctx) {
+  const Expr *Init = Var ? Var->getInit() : nullptr;
+  if (!Init || Var->getType()->isReferenceType())
+    return false;
+  if (Ctx.getBaseElementType(Var->getType()).isConstQualified() &&
+      !Var->getType()->isPointerType() &&
+      Init->isConstantInitializer(Ctx, /*ForRef=*/false))
+    return true;
+  if (!Var->hasLocalStorage())
+    return false;
+  const auto *Call = dyn_cast<CallExpr>(Init->IgnoreParenImpCasts());
+  const FunctionDecl *Callee =
+      Call ? definedCallee(Call, Ctx.getSourceManager()) : nullptr;
+  if (!Callee || isa<CXXMethodDecl>(Callee) ||
+      !llvm::all_of(
+          Call->arguments(),
+          [&](const Expr *Arg) { return isConstantArgument(Arg, Ctx); }) ||
+      !dependsOnArgumentsOnly(Callee, Ctx))
+    return false;
+  // Not changed after it was computed.
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  return Function && Function->hasBody() &&
+         !containsMatch<DeclRefExpr>(
+             Function->getBody(), [&](const DeclRefExpr &Ref) {
+               return Ref.getDecl() == Var && mayWriteThrough(&Ref, Ctx);
+             });
 }
 
 bool isLoopInvariant(const ValueDecl *Var, const Stmt *Loop, ASTContext &Ctx) {

@@ -87,6 +87,15 @@ const ValueDecl *slicedValue(const Expr *Subject);
 /// through it, or non-const reference or pointer to it handed to a call.
 bool isLoopInvariant(const ValueDecl *Var, const Stmt *Loop, ASTContext &Ctx);
 
+/// True if \p Var holds the same values whenever its declaration runs: a
+/// constant with a constant initializer (`const float w[3] = {1, 2, 1}`,
+/// `static const float kSobel[9] = {...}`), or a local set from a call of a
+/// function defined here that is passed only constants, reads no state that
+/// may change and is not written afterwards (`const float *g =
+/// gaussian(15, 2.0f)`). Uploading it on every iteration or call copies the
+/// same bytes each time.
+bool holdsConstantValues(const VarDecl *Var, ASTContext &Ctx);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_TRANSFERHAZARDS_H

@@ -1,0 +1,80 @@
+// XFER-ARGS: -isystem %include
+// XFER-CHECKS: -*,xfer-copy-in-loop
+// Data that holds the same values every time (a filter's weights computed
+// from constants, a constant table) uploaded on every iteration, directly or
+// in a helper the loop calls: copy it once and keep the device copy.
+#include <cmath>
+#include <cuda_runtime.h>
+
+void blur(float *Out, const float *In, const float *Weights);
+
+static const float Sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1};
+float Scale = 1.0f;
+
+float *gaussian(int Size, float Sigma) {
+  float *Weights = new float[Size * Size];
+  for (int I = 0; I < Size * Size; ++I)
+    Weights[I] = std::exp(-I / Sigma);
+  return Weights;
+}
+
+float *scaledGaussian(int Size, float Sigma) {
+  float *Weights = gaussian(Size, Sigma);
+  for (int I = 0; I < Size * Size; ++I)
+    Weights[I] *= Scale; // a global the program may change
+  return Weights;
+}
+
+void filterFrame(float *Out, const float *In, float *DeviceWeights) {
+  const int Size = 15;
+  const float *Weights = gaussian(Size, 2.0f);
+  cudaMemcpy(DeviceWeights, Weights, Size * Size * sizeof(float),
+             cudaMemcpyHostToDevice);
+  blur(Out, In, DeviceWeights);
+}
+
+void edgeFrame(float *Out, const float *In, float *DeviceWeights) {
+  cudaMemcpy(DeviceWeights, Sobel, sizeof(Sobel), cudaMemcpyHostToDevice);
+  blur(Out, In, DeviceWeights);
+}
+
+void video(float *Out, const float *In, float *DeviceWeights, int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    filterFrame(Out, In, DeviceWeights);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'filterFrame()' copies 'Weights' to the GPU on every iteration of the loop at line 42, but 'Weights' holds the same values every time: copy it to the GPU once and keep the device copy [xfer-copy-in-loop]
+    // XFER-NOTE: :42:3: note: loop starts here
+    // XFER-NOTE: :31:3: note: 'cudaMemcpy' copies host memory to the GPU here
+    edgeFrame(Out, In, DeviceWeights);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'edgeFrame()' copies 'Sobel' to the GPU on every iteration of the loop at line 42, but 'Sobel' holds the same values every time: copy it to the GPU once and keep the device copy [xfer-copy-in-loop]
+    // XFER-NOTE: :42:3: note: loop starts here
+    // XFER-NOTE: :37:3: note: 'cudaMemcpy' copies host memory to the GPU here
+    const float Box[3] = {1.0f / 3, 1.0f / 3, 1.0f / 3};
+    cudaMemcpy(DeviceWeights, Box, sizeof(Box), cudaMemcpyHostToDevice);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Box' to the GPU on every iteration of the loop at line 42, but 'Box' holds the same values every time: copy it to the GPU once and keep the device copy [xfer-copy-in-loop]
+    // XFER-NOTE: :42:3: note: loop starts here
+    blur(Out, In, DeviceWeights);
+  }
+}
+
+// Negatives: weights that depend on what the loop or the program changes.
+void changingWeights(float *Out, const float *In, float *DeviceWeights,
+                     int Frames, float Sigma) {
+  for (int F = 0; F < Frames; ++F) {
+    float *Weights = gaussian(15, Sigma + F);
+    cudaMemcpy(DeviceWeights, Weights, 225 * sizeof(float),
+               cudaMemcpyHostToDevice);
+    blur(Out, In, DeviceWeights);
+    float *Scaled = scaledGaussian(15, 2.0f);
+    cudaMemcpy(DeviceWeights, Scaled, 225 * sizeof(float),
+               cudaMemcpyHostToDevice);
+    blur(Out, In, DeviceWeights);
+    float *Adjusted = gaussian(15, 2.0f);
+    Adjusted[0] = static_cast<float>(F);
+    cudaMemcpy(DeviceWeights, Adjusted, 225 * sizeof(float),
+               cudaMemcpyHostToDevice);
+    blur(Out, In, DeviceWeights);
+    const float Step[1] = {static_cast<float>(F)};
+    cudaMemcpy(DeviceWeights, Step, sizeof(Step), cudaMemcpyHostToDevice);
+    blur(Out, In, DeviceWeights);
+  }
+}
