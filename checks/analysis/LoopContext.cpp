@@ -1703,17 +1703,30 @@ bool carriesValuesAcrossIterations(const Stmt *Body) {
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
     if (!S)
       return;
-    if (const auto *Assign = dyn_cast<BinaryOperator>(S)) {
-      const VarDecl *Target = VariableOf(Assign->getLHS());
-      if (Target && Assign->getOpcode() == BO_Assign) {
-        Visit(Assign->getRHS());
+    // Built in or a class's operator= (`next = step(current, next)` of
+    // vectors).
+    if (std::optional<AssignmentParts> Assign = assignmentParts(*S)) {
+      const VarDecl *Target = VariableOf(Assign->Target);
+      if (Target && !Assign->Compound) {
+        Visit(Assign->Value);
         if (Read.contains(Target) && !Assigned.contains(Target))
           Carried.insert(Target);
         Assigned.insert(Target);
         return;
       }
-      if (Target && Assign->isCompoundAssignmentOp()) {
-        Visit(Assign->getRHS()); // a running total
+      if (Target) {
+        Visit(Assign->Value); // a running total
+        return;
+      }
+    }
+    // `std::swap(B, C)` of two variables kept across iterations: ping-pong
+    // buffers.
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->getIdentifier() && Callee->getName() == "swap" &&
+          Call->getNumArgs() == 2 && VariableOf(Call->getArg(0)) &&
+          VariableOf(Call->getArg(1))) {
+        Carried.insert(VariableOf(Call->getArg(0)));
         return;
       }
     }
