@@ -87,6 +87,12 @@ const DeclRefExpr *moduleReference(const Expr *E) {
   return Var && isModuleType(Var->getType()) ? Ref : nullptr;
 }
 
+const VarDecl *objectVariable(const MemberExpr *Member) {
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
 const CXXMemberCallExpr *asModuleMove(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(E);
   if (!Call || Call->getNumArgs() == 0)
@@ -935,10 +941,21 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
       if (Op->getOperator() == OO_Equal)
         NoteStore(Op->getArg(0), Op->getArg(1));
     }
-    // A global module moved in place.
+    // A global module moved in place, or a module member of an object
+    // (`net.gen->to(device)`).
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-        Member && asModuleMove(Member))
+        Member && asModuleMove(Member)) {
       NoteWrite(Member->getImplicitObjectArgument());
+      const Expr *Object =
+          Member->getImplicitObjectArgument()->IgnoreParenImpCasts();
+      if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+          Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs())
+        Object = Arrow->getArg(0)->IgnoreParenImpCasts();
+      if (const auto *Held = dyn_cast<MemberExpr>(Object))
+        if (const auto *Field = dyn_cast<FieldDecl>(Held->getMemberDecl());
+            Field && isModuleType(Field->getType()))
+          Out.ModuleFieldMoves[Field].push_back({Member, objectVariable(Held)});
+    }
     // register_buffer("name", member_): the member shares the registered
     // tensor, which Module::to() moves in place.
     if (const FunctionDecl *Callee = Call->getDirectCallee();

@@ -138,12 +138,14 @@ private:
   /// decomposes, read at \p Use.
   std::optional<PlacementFact> evaluateBinding(const BindingDecl *Binding,
                                                const DeclRefExpr *Use);
-  /// True if \p Call's tensor operands are on both the host and a device
-  /// (0-dim host tensors aside): it throws, and its result has no placement.
-  /// \p Evaluated, when given, is an operand the caller has evaluated to
-  /// \p EvaluatedPlacement.
-  bool mixesDevices(const CallExpr *Call, const Expr *Evaluated = nullptr,
-                    const PlacementFact &EvaluatedPlacement = {});
+  /// When \p Call's tensor operands are on both the host and a device
+  /// (0-dim host tensors aside), the placement of a device operand: the call
+  /// throws on a GPU run, and once the host operand is moved (the fix the
+  /// mismatch check asks for) its result lives there. \p Evaluated, when
+  /// given, is an operand the caller has evaluated to \p EvaluatedPlacement.
+  std::optional<PlacementFact>
+  deviceSideOfMix(const CallExpr *Call, const Expr *Evaluated = nullptr,
+                  const PlacementFact &EvaluatedPlacement = {});
   std::optional<PlacementFact> evaluateDevice(const Expr *E);
   std::optional<PlacementFact> evaluatePointer(const Expr *E);
   std::optional<PlacementFact> evaluateModule(const Expr *E);
@@ -211,6 +213,15 @@ private:
     /// Tensor members passed to register_buffer/register_parameter: they
     /// move with their module.
     llvm::DenseSet<const FieldDecl *> RegisteredFields;
+    /// Module members moved in place through an object (`net.gen->to(d)`):
+    /// the moves of each, with the variable holding the object (null when
+    /// it is not a variable: `this`, a pointer's target).
+    struct ModuleFieldMove {
+      const CXXMemberCallExpr *Move;
+      const VarDecl *Object;
+    };
+    llvm::DenseMap<const FieldDecl *, llvm::SmallVector<ModuleFieldMove, 2>>
+        ModuleFieldMoves;
   };
   const UserCodeIndex &userCode();
 

@@ -27,6 +27,10 @@ const DeclRefExpr *moduleReference(const Expr *E);
 /// `module->to(device)`: Module::to with a device, which moves in place.
 const CXXMemberCallExpr *asModuleMove(const Expr *E);
 
+/// The variable whose member \p Member names (`net` in `net.gen`), if the
+/// object is a variable.
+const VarDecl *objectVariable(const MemberExpr *Member);
+
 } // namespace clang::tidy::xfer
 
 #endif // XFER_TIDY_CHECKS_ANALYSIS_DEVICEINFERENCEDETAIL_H

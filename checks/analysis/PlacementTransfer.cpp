@@ -477,7 +477,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   if (Object && isTensorType(Object->getType())) {
     std::optional<PlacementFact> Self = evaluateTensor(Object);
     if (Self && Self->Where != Placement::Unknown)
-      return mixesDevices(Call, Object, *Self) ? PlacementFact{} : *Self;
+      return deviceSideOfMix(Call, Object, *Self).value_or(*Self);
     // x.matmul(w), x + w: an operation only runs when its operands share a
     // device (0-dim host scalars aside), so a known operand tells.
     for (const Expr *Arg : Call->arguments()) {
@@ -517,6 +517,24 @@ DeviceInference::evaluateTensor(const Expr *Original) {
     if (std::optional<PlacementFact> Returned =
             evaluateUserCall(Call, ValueKind::Tensor))
       return Returned;
+  // A module known to be on a device computes there: called with a host
+  // input it throws (the mismatch check reports that), and once the input
+  // is moved, its output lives where the module is.
+  const Expr *Module = nullptr;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+      Operator && Operator->getOperator() == OO_Call &&
+      Operator->getNumArgs() && isModuleType(Operator->getArg(0)->getType()))
+    Module = Operator->getArg(0);
+  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+           Member && isNamed(Callee, "forward") &&
+           isModuleType(
+               Ctx.getRecordType(cast<CXXMethodDecl>(Callee)->getParent())))
+    Module = Member->getImplicitObjectArgument();
+  if (Module)
+    if (std::optional<PlacementFact> Where = evaluateModule(Module);
+        Where && (Where->Where == Placement::Cuda ||
+                  Where->Where == Placement::MaybeCuda))
+      return Where;
   unsigned First =
       isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
   // Operands whose placement is still being evaluated (a loop-carried
@@ -530,7 +548,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
         continue;
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
       if (Where && Where->Where != Placement::Unknown)
-        return mixesDevices(Call, Operand, *Where) ? PlacementFact{} : *Where;
+        return deviceSideOfMix(Call, Operand, *Where).value_or(*Where);
       (Where ? SawUnknown : SawCycle) = true;
     }
   }
@@ -539,18 +557,20 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   return PlacementFact{};
 }
 
-bool DeviceInference::mixesDevices(const CallExpr *Call, const Expr *Evaluated,
-                                   const PlacementFact &EvaluatedPlacement) {
-  // The operation throws on a GPU run (the mismatch check reports it); what
-  // it would compute has no placement, and reporting its later uses again
-  // would repeat that one bug. 0-dim host tensors mix freely: they are read
-  // as scalars.
+std::optional<PlacementFact>
+DeviceInference::deviceSideOfMix(const CallExpr *Call, const Expr *Evaluated,
+                                 const PlacementFact &EvaluatedPlacement) {
+  // The operation throws on a GPU run (the mismatch check reports it). What
+  // it computes once that is fixed lives on the device: later read-backs of
+  // it are hazards of their own. 0-dim host tensors mix freely: they are
+  // read as scalars.
   llvm::SmallVector<const Expr *, 4> Operands;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Operands.push_back(Member->getImplicitObjectArgument());
   for (const Expr *Arg : Call->arguments())
     argumentOperands(Arg, Operands);
-  bool OnHost = false, OnDevice = false;
+  bool OnHost = false;
+  std::optional<PlacementFact> OnDevice;
   for (const Expr *Operand : Operands) {
     if (!isTensorType(Operand->getType()) || isZeroDimTensor(Operand))
       continue;
@@ -561,10 +581,11 @@ bool DeviceInference::mixesDevices(const CallExpr *Call, const Expr *Evaluated,
     if (!Where)
       continue;
     OnHost |= isHostPlacement(Where->Where);
-    OnDevice |=
-        Where->Where == Placement::Cuda || Where->Where == Placement::MaybeCuda;
+    if (!OnDevice && (Where->Where == Placement::Cuda ||
+                      Where->Where == Placement::MaybeCuda))
+      OnDevice = Where;
   }
-  return OnHost && OnDevice;
+  return OnHost ? OnDevice : std::nullopt;
 }
 
 std::optional<PlacementFact>
@@ -845,8 +866,12 @@ DeviceInference::evaluateModule(const Expr *Original) {
   // A module member: where its constructor put it, when that constructor
   // moves the module itself. Built on the host, it may be moved by any
   // method of its class, here or in another file: unknown.
-  if (const auto *Member =
-          dyn_cast<MemberExpr>(Original->IgnoreParenImpCasts()))
+  const Expr *Held = Original->IgnoreParenImpCasts();
+  // `net.gen->forward(x)`: the holder behind its operator->.
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Held);
+      Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs())
+    Held = Arrow->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Member = dyn_cast<MemberExpr>(Held))
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
         Field && isModuleType(Field->getType())) {
       PlacementFact Stored = fieldPlacement(Field, ValueKind::Module);
@@ -858,6 +883,32 @@ DeviceInference::evaluateModule(const Expr *Original) {
             if (Ctor->isDefaultConstructor())
               if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))
                 return *Moved;
+      // Built on the host (or nowhere here) and moved through its object
+      // where the program sets up (`net.gen->to(device)`): wherever those
+      // moves send it.
+      // A local object's member is moved only by moves through that object
+      // (a test function's own `net.gen->to(torch::kCPU)`).
+      if (Stored.Where == Placement::Unknown || isHostPlacement(Stored.Where))
+        if (auto It = userCode().ModuleFieldMoves.find(Field);
+            It != userCode().ModuleFieldMoves.end()) {
+          const VarDecl *Object = objectVariable(Member);
+          const bool OwnMovesOnly = Object && Object->hasLocalStorage();
+          std::optional<Placement> Joined;
+          const CXXMemberCallExpr *First = nullptr;
+          for (const auto &[Move, MovedObject] : It->second) {
+            if (OwnMovesOnly && MovedObject != Object)
+              continue;
+            std::optional<PlacementFact> Device =
+                evaluateDevice(Move->getArg(0));
+            Placement Where = Device ? Device->Where : Placement::Unknown;
+            Joined = Joined ? joinPlacements(*Joined, Where) : Where;
+            First = First ? First : Move;
+          }
+          if (Joined && *Joined != Placement::Unknown)
+            return makeFact(*Joined, First,
+                            "moved by to() to a " +
+                                placementName(*Joined).str() + " device");
+        }
       return isHostPlacement(Stored.Where) ? PlacementFact{} : Stored;
     }
   if (const CXXMemberCallExpr *Move = asModuleMove(Original)) {

@@ -165,3 +165,28 @@ void unrollOnSecondGpu(torch::nn::Linear &Update, int Steps) {
   (void)Update(torch::zeros({4, 16}, torch::TensorOptions().device(torch::kCPU, 0)));
   // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Update' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// Modules held by an object and moved through it (`net.Gen->to(device)`):
+// where those moves send them. A local object is moved only by moves
+// through itself.
+struct Pair {
+  torch::nn::Linear Gen{16, 16};
+  torch::nn::Linear Dis{16, 1};
+};
+void trainPair(int Steps) {
+  Pair Net;
+  torch::Device Device(torch::kCUDA);
+  Net.Gen->to(Device);
+  Net.Dis->to(Device);
+  for (int Step = 0; Step < Steps; ++Step) {
+    auto Noise = torch::randn({8, 16});
+    auto Fake = Net.Gen->forward(Noise);
+    // XFER-WARNING: :[[@LINE-1]]:26: warning: calling 'Net.Gen' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    (void)Net.Dis(Fake.to(Device));
+  }
+}
+void samplePairOnHost() {
+  Pair Net;
+  Net.Gen->to(torch::kCPU);
+  (void)Net.Gen->forward(torch::randn({8, 16}));
+}

@@ -151,3 +151,19 @@ void flushEvery100(const std::vector<torch::Tensor> &Batches) {
     // XFER-NOTE: :[[@LINE-14]]:3: note: loop starts here
   }
 }
+
+// An operation that mixes a device tensor with a host one throws on a GPU
+// run (xfer-device-mismatch reports it); once the host operand is moved, its
+// result lives on the device, and reading it every step is a sync of its own.
+void lossOfMixedOperands(torch::nn::Linear &Model, int Steps) {
+  torch::Device Device(torch::kCUDA);
+  Model->to(Device);
+  for (int Step = 0; Step < Steps; ++Step) {
+    auto Output = Model(torch::randn({8, 16}, Device));
+    auto Labels = torch::zeros({8, 16}); // on the host: the mismatch
+    auto Loss = (Output - Labels).sum();
+    std::cout << Loss.item<float>() << "\n";
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 161: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :161:3: note: loop starts here
+  }
+}
