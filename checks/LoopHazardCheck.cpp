@@ -223,8 +223,14 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       reportInStepFunction(Call, *H, Frequency, Ctx);
     return;
   }
-  if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
+  if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent) {
+    // Between the inner loops of a loop in a function that runs once per
+    // step (a detector's post-processing, per image and then per
+    // detection): still on every step.
+    if (H && Frequency.isEpochLevel() && Frequency.Guard == GuardKind::None)
+      reportInStepFunction(Call, *H, ExecutionFrequency{}, Ctx);
     return;
+  }
   const HazardPath *Path = nullptr;
   llvm::SmallVector<HazardPath, 4> ThroughCall;
   if (!H) {

@@ -50,3 +50,19 @@ void run(HeadImpl &Head, const torch::Tensor &X, int Steps) {
   // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
   // XFER-NOTE: :[[@LINE-10]]:26: note: 'item<float>()' synchronizes with the GPU here
 }
+
+// A loop inside forward(): what runs once per image, between the loops over
+// its detections, still runs on every step.
+struct DetectImpl : torch::nn::Module {
+  torch::Tensor Anchors = torch::ones({4}, torch::kCUDA);
+  torch::Tensor forward(const torch::Tensor &X) {
+    torch::Tensor Kept = X;
+    for (int Image = 0; Image < X.size(0); ++Image) {
+      torch::Tensor Boxes = torch::nonzero(X[Image] * Anchors);
+      // XFER-WARNING: :[[@LINE-1]]:29: warning: 'at::nonzero()' synchronizes with the GPU on every call of 'DetectImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      for (int64_t Box = 0; Box < Boxes.size(0); ++Box)
+        Kept = Kept + Boxes[Box];
+    }
+    return Kept;
+  }
+};
