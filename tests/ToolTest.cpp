@@ -3083,3 +3083,41 @@ void video(float *DeviceWeights, float *Frames, float *DeviceFrame, int N) {
       << R.Out << R.Err;
   EXPECT_EQ(std::string::npos, R.Out.find("filter.cpp:5:")) << R.Out << R.Err;
 }
+
+// The old SDK's cutil names (`cutilCheckError`, `cutStopTimer`) are the
+// missing header's, although they start like CUDA's own: the wait before
+// reading the cutil timer times the kernel (silent); a wait with no timer
+// beside it is reported. Only the missing include is an error.
+TEST_F(ToolTest, NamesOfTheMissingCutilHeaderAreDeclared) {
+  std::string File = write("cutil.cpp", R"cpp(#include <cuda_runtime.h>
+#include <cutil_inline.h>
+
+void step(float *Data, int N); // launches a kernel
+
+void simulate(float *Data, int N, int Steps, double *Total) {
+  for (int I = 0; I < Steps; I++) {
+    unsigned int Timer = 0;
+    cutilCheckError(cutCreateTimer(&Timer));
+    cutilCheckError(cutStartTimer(Timer));
+    step(Data, N);
+    cudaDeviceSynchronize();
+    cutilCheckError(cutStopTimer(Timer));
+    *Total += cutGetTimerValue(Timer);
+    step(Data, N);
+    cutilSafeCall(cudaDeviceSynchronize());
+    step(Data, N);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {File, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(2, R.Status) << R.Err;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": error: ")) << R.Out;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            warningText(R.Out).find(
+                File + ":16:19: warning: 'cudaDeviceSynchronize' synchronizes "
+                       "with the GPU on every iteration of the loop at line 7: "
+                       "the host waits for all queued device work, so CPU and "
+                       "GPU stop overlapping [xfer-sync-in-loop]\n"))
+      << R.Out;
+}

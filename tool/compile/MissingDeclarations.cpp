@@ -241,10 +241,14 @@ private:
 
   /// Names the C++ library, the C library or CUDA declare, which a header
   /// included later may still bring (a type the missing header used to pull
-  /// in): declared here, they would clash with the real declaration.
+  /// in): declared here, they would clash with the real declaration. The
+  /// old SDK's cutil (`cutilSafeCall`, `cutStartTimer`, `CUT_DEVICE_INIT`)
+  /// is not CUDA's: its names are the missing header's.
   static bool isReservedForKnownHeaders(llvm::StringRef Name) {
+    bool Cutil = (Name.starts_with("cut") && !Name.starts_with("cutensor")) ||
+                 Name.starts_with("CUT_");
     return Name == "std" || Name.starts_with("_") || Name.ends_with("_t") ||
-           Name.starts_with("cu") || Name.starts_with("CU");
+           (!Cutil && (Name.starts_with("cu") || Name.starts_with("CU")));
   }
 
   QualType standIn() {
