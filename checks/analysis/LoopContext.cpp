@@ -2665,6 +2665,23 @@ std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
   return std::nullopt;
 }
 
+/// True for `X % 1 == 0`: a counter guard whose period is 1 holds on every
+/// iteration.
+bool holdsOnEveryIteration(const Expr *Cond, ASTContext &Ctx) {
+  const auto *Equal = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!Equal || Equal->getOpcode() != BO_EQ)
+    return false;
+  for (auto [Side, Other] : {std::pair(Equal->getLHS(), Equal->getRHS()),
+                             std::pair(Equal->getRHS(), Equal->getLHS())}) {
+    const auto *Rem = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
+    if (Rem && Rem->getOpcode() == BO_Rem &&
+        evaluateInt(Rem->getRHS(), Ctx) == std::optional<int64_t>(1) &&
+        evaluateInt(Other, Ctx) == std::optional<int64_t>(0))
+      return true;
+  }
+  return false;
+}
+
 /// True for a statement that runs whole when it runs: an expression or a
 /// declaration, not a branch or a loop.
 bool isStraightLine(const Stmt *S, ASTContext &Ctx) {
@@ -2723,11 +2740,21 @@ bool waitsBesideReadBack(
     return true;
   // Walks one way from the sync until a read-back or device work. A branch
   // or loop ends the walk (a read-back every N iterations is not beside the
-  // wait on the others), once its condition, which always runs, is seen.
+  // wait on the others), once its condition, which always runs, is seen; a
+  // branch taken on every iteration (`if (step % 1 == 0)`, an output period
+  // set to 1) is walked into.
+  std::function<bool(llvm::ArrayRef<Stmt *>)> FindsReadBackAfter;
   auto FindsReadBack = [&](auto Begin, auto End) {
+    constexpr bool Forward = std::is_pointer_v<decltype(Begin)>;
     for (auto It = Begin; It != End; ++It) {
       if (!isStraightLine(*It, Ctx)) {
         const auto *If = dyn_cast<IfStmt>(*It);
+        if (Forward && If && !If->getElse() &&
+            holdsOnEveryIteration(If->getCond(), Ctx))
+          if (const auto *Then = dyn_cast<CompoundStmt>(If->getThen()))
+            return HasReadBack(If->getCond()) ||
+                   FindsReadBackAfter(llvm::ArrayRef<Stmt *>(Then->body_begin(),
+                                                             Then->body_end()));
         return If && HasReadBack(If->getCond());
       }
       if (HasReadBack(*It))
@@ -2736,6 +2763,9 @@ bool waitsBesideReadBack(
         return false;
     }
     return false;
+  };
+  FindsReadBackAfter = [&](llvm::ArrayRef<Stmt *> Body) {
+    return FindsReadBack(Body.begin(), Body.end());
   };
   return FindsReadBack(std::next(Where->At), Where->Body.end()) ||
          FindsReadBack(std::make_reverse_iterator(Where->At),

@@ -124,3 +124,27 @@ void bounces(float *Data, int Depth) {
     cudaDeviceSynchronize();
   }
 }
+
+// An output branch taken on every iteration (`c % 1 == 0`, a period of 1):
+// the wait before it is beside the copy inside it. With a real period the
+// wait is a finding of its own.
+void writeEveryStep(float *Device, float *Host, int Steps) {
+  int Written = 0;
+  for (int S = 0; S < Steps; ++S) {
+    launchWork(Device, 1024);
+    cudaDeviceSynchronize();
+    if (Written % 1 == 0) {
+      cudaMemcpy(Host, Device, 4096, cudaMemcpyDeviceToHost);
+      std::printf("%f\n", Host[0]);
+    }
+    ++Written;
+    launchWork(Device, 1024);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 133: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :133:3: note: loop starts here
+    if (Written % 10 == 0) {
+      cudaMemcpy(Host, Device, 4096, cudaMemcpyDeviceToHost);
+      std::printf("%f\n", Host[0]);
+    }
+  }
+}
