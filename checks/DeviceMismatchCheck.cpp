@@ -250,6 +250,10 @@ bool DeviceMismatchCheck::countsAsCuda(const PlacementFact &Fact,
     return true;
   if (Fact.Where != Placement::MaybeCuda)
     return false;
+  // The program's CPU path (`if (device == torch::kCPU) { ... }`): there the
+  // device chosen at run time is the host.
+  if (Analyses->devices().runsOnlyOnTheHost(Site))
+    return false;
   ForcedAt = unconditionalCudaPlacement(enclosingFunction(Site, Ctx), Ctx);
   if (ForcedAt)
     return true;

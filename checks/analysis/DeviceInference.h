@@ -98,6 +98,10 @@ public:
   /// in place, so `model->to(device)` is a definition of `model`. A module
   /// passed to a function outside LibTorch may be moved there: unknown.
   PlacementFact modulePlacement(const Expr *E);
+  /// True if \p S runs only where a branch around it has tested a device to
+  /// be the host (`if (device == torch::kCPU)`): the program's CPU path,
+  /// where a device chosen at run time is the host.
+  bool runsOnlyOnTheHost(const Stmt *S);
 
   ASTContext &context() { return Ctx; }
 
@@ -182,6 +186,15 @@ private:
   std::optional<PlacementFact>
   movedByConstructor(const CXXConstructorDecl *Ctor);
   std::optional<PlacementFact> evaluateDeviceExpr(const Expr *E);
+  /// Where the device value \p Use names is known to be from the branch it
+  /// is read in: inside `if (d == torch::kCPU)` (or `d.is_cpu()`) the host,
+  /// in its else-branch a GPU; the same for tests against torch::kCUDA.
+  std::optional<PlacementFact> deviceFromEnclosingBranch(const Expr *Use);
+  /// Whether \p If's condition tests a device value that \p IsTested
+  /// accepts to be the host (true) or a GPU (false) when it holds.
+  std::optional<bool>
+  testsForHost(const IfStmt *If,
+               llvm::function_ref<bool(const Expr *)> IsTested);
   /// Joins the placements of \p Sources evaluated as \p Kind outside any
   /// call frame, skipping the unknown ones.
   PlacementFact joinKnown(llvm::ArrayRef<const Expr *> Sources, ValueKind Kind,

@@ -207,6 +207,41 @@ bool isHostAllocationFunction(const FunctionDecl *FD) {
 /// True for LibTorch modules without parameters or buffers (losses,
 /// activations, dropout, pooling, reshaping): they run on whatever device
 /// their inputs are on, so where they were built says nothing.
+/// True for a module class of the program's own that holds a module or
+/// registers a parameter, buffer or submodule in a constructor defined here
+/// (LibTorch's own classes: true). One whose constructors are defined in
+/// another file is not known to hold parameters: where it runs is then not
+/// evidence of anything.
+bool registersParametersHere(const CXXRecordDecl *Class) {
+  if (!Class || !Class->hasDefinition() || isInTorchNamespace(Class))
+    return true;
+  Class = Class->getDefinition();
+  for (const FieldDecl *Field : Class->fields())
+    if (isModuleType(Field->getType()))
+      return true;
+  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+    const FunctionDecl *Definition = Ctor->getDefinition();
+    if (!Definition || !Definition->hasBody()) {
+      if (!Ctor->isImplicit())
+        return false; // defined in another file
+      continue;
+    }
+    if (Ctor->isImplicit() ||
+        containsMatch<CallExpr>(
+            Definition->getBody(), [](const CallExpr &Call) {
+              const FunctionDecl *Callee = Call.getDirectCallee();
+              return Callee && Callee->getIdentifier() &&
+                     Callee->getName().starts_with("register_");
+            }))
+      return true;
+  }
+  // Only implicit constructors, never defined: taken to be built with its
+  // parameters, as LibTorch's modules are.
+  return llvm::all_of(Class->ctors(), [](const CXXConstructorDecl *Ctor) {
+    return Ctor->isImplicit();
+  });
+}
+
 bool isParameterFreeModuleType(QualType T) {
   const CXXRecordDecl *RD =
       T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
@@ -588,8 +623,137 @@ DeviceInference::deviceSideOfMix(const CallExpr *Call, const Expr *Evaluated,
   return OnHost ? OnDevice : std::nullopt;
 }
 
+namespace {
+
+/// True if \p A and \p B name the same variable or member chain (`device`,
+/// `g.device`, `this->device_`).
+bool namesSameValue(const Expr *A, const Expr *B) {
+  A = A->IgnoreParenImpCasts();
+  B = B->IgnoreParenImpCasts();
+  if (const auto *RefA = dyn_cast<DeclRefExpr>(A)) {
+    const auto *RefB = dyn_cast<DeclRefExpr>(B);
+    return RefB && RefA->getDecl() == RefB->getDecl();
+  }
+  if (const auto *MemberA = dyn_cast<MemberExpr>(A)) {
+    const auto *MemberB = dyn_cast<MemberExpr>(B);
+    return MemberB && MemberA->getMemberDecl() == MemberB->getMemberDecl() &&
+           namesSameValue(MemberA->getBase(), MemberB->getBase());
+  }
+  return isa<CXXThisExpr>(A) && isa<CXXThisExpr>(B);
+}
+
+/// \p E without copies, conversions and a `.type()` call: the device
+/// value a comparison tests.
+const Expr *testedDevice(const Expr *E) {
+  E = ignoreCopiesAndConversions(E)->IgnoreParenImpCasts();
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+      Call && Call->getNumArgs() == 0 && Call->getMethodDecl() &&
+      isNamed(Call->getMethodDecl(), "type"))
+    return Call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  return E;
+}
+
+} // namespace
+
+std::optional<bool>
+DeviceInference::testsForHost(const IfStmt *If,
+                              llvm::function_ref<bool(const Expr *)> IsTested) {
+  const Expr *Cond = If->getCond()->IgnoreParenImpCasts();
+  bool Negated = false;
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+      Not && Not->getOpcode() == UO_LNot) {
+    Negated = true;
+    Cond = Not->getSubExpr()->IgnoreParenImpCasts();
+  }
+  std::optional<bool> TestsCpu;
+  // `d.is_cpu()`, `d.is_cuda()`.
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Cond);
+      Call && Call->getMethodDecl() &&
+      IsTested(testedDevice(Call->getImplicitObjectArgument()))) {
+    if (isNamed(Call->getMethodDecl(), "is_cpu"))
+      TestsCpu = true;
+    else if (isNamed(Call->getMethodDecl(), "is_cuda"))
+      TestsCpu = false;
+  }
+  // `d == torch::kCPU`, `d.type() != torch::kCUDA`.
+  const Expr *Left = nullptr, *Right = nullptr;
+  bool Equal = true;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(Cond);
+      Binary && Binary->isEqualityOp()) {
+    Left = Binary->getLHS();
+    Right = Binary->getRHS();
+    Equal = Binary->getOpcode() == BO_EQ;
+  } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Cond);
+             Operator && Operator->getNumArgs() == 2 &&
+             (Operator->getOperator() == OO_EqualEqual ||
+              Operator->getOperator() == OO_ExclaimEqual)) {
+    Left = Operator->getArg(0);
+    Right = Operator->getArg(1);
+    Equal = Operator->getOperator() == OO_EqualEqual;
+  }
+  if (Left && Right)
+    for (auto [Tested, Constant] :
+         {std::pair(Left, Right), std::pair(Right, Left)}) {
+      if (!IsTested(testedDevice(Tested)))
+        continue;
+      std::optional<PlacementFact> Named = evaluateDeviceExpr(Constant);
+      if (Named && Named->Where == Placement::Cpu)
+        TestsCpu = Equal;
+      else if (Named && Named->Where == Placement::Cuda)
+        TestsCpu = !Equal;
+    }
+  if (!TestsCpu)
+    return std::nullopt;
+  return *TestsCpu != Negated;
+}
+
+std::optional<PlacementFact>
+DeviceInference::deviceFromEnclosingBranch(const Expr *Use) {
+  const Expr *Value = testedDevice(Use);
+  if (!isa<DeclRefExpr, MemberExpr>(Value))
+    return std::nullopt;
+  const Stmt *Child = Use;
+  for (const Stmt *Parent = parentStmt(Use, Ctx); Parent;
+       Child = Parent, Parent = parentStmt(Parent, Ctx)) {
+    const auto *If = dyn_cast<IfStmt>(Parent);
+    if (!If || (Child != If->getThen() && Child != If->getElse()))
+      continue;
+    std::optional<bool> ForHost = testsForHost(
+        If, [&](const Expr *Tested) { return namesSameValue(Tested, Value); });
+    if (!ForHost)
+      continue;
+    const bool OnHost = *ForHost == (Child == If->getThen());
+    return makeFact(OnHost ? Placement::Cpu : Placement::Cuda, If,
+                    OnHost ? "tested to be the host by the branch it is in"
+                           : "tested to be a GPU by the branch it is in");
+  }
+  return std::nullopt;
+}
+
+bool DeviceInference::runsOnlyOnTheHost(const Stmt *S) {
+  auto IsDevice = [](const Expr *Tested) {
+    const CXXRecordDecl *Class =
+        Tested->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    const auto *Enum = Tested->getType()->getAs<EnumType>();
+    return (Class && isNamed(Class, "Device")) ||
+           (Enum && Enum->getDecl()->getIdentifier() &&
+            Enum->getDecl()->getName() == "DeviceType");
+  };
+  const Stmt *Child = S;
+  for (const Stmt *Parent = parentStmt(S, Ctx); Parent;
+       Child = Parent, Parent = parentStmt(Parent, Ctx))
+    if (const auto *If = dyn_cast<IfStmt>(Parent);
+        If && (Child == If->getThen() || Child == If->getElse()))
+      if (std::optional<bool> ForHost = testsForHost(If, IsDevice);
+          ForHost && *ForHost == (Child == If->getThen()))
+        return true;
+  return false;
+}
+
 std::optional<PlacementFact>
 DeviceInference::evaluateDevice(const Expr *Original) {
+  if (std::optional<PlacementFact> Branch = deviceFromEnclosingBranch(Original))
+    return Branch;
   std::optional<PlacementFact> Result = evaluateDeviceExpr(Original);
   // A torch::Device whose origin is not visible (a member, a pointer, a
   // helper's result) is a run-time choice: the program is written for
@@ -932,8 +1096,10 @@ DeviceInference::evaluateModule(const Expr *Original) {
     for (const Expr *Arg : Construct->arguments())
       if (Arg->IgnoreParenImpCasts()->getType()->isNullPtrType())
         BuildsModule = false;
-    // A module without parameters runs wherever its inputs are.
-    if (BuildsModule && isParameterFreeModuleType(Construct->getType()))
+    // A module without parameters runs wherever its inputs are: a loss
+    // functor of the program's own that registers nothing here.
+    if (BuildsModule && (isParameterFreeModuleType(Construct->getType()) ||
+                         !registersParametersHere(RD)))
       return PlacementFact{};
     if (BuildsModule) {
       if (std::optional<PlacementFact> Moved = movedByConstructor(Ctor))

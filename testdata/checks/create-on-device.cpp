@@ -143,3 +143,24 @@ void hostGridsMovedEveryStep(int64_t N, torch::Tensor Prediction) {
     Prediction = Prediction + GridX + GridY + Scaled;
   }
 }
+
+// A branch that tests the device: inside `if (Device == torch::kCPU)` a
+// move goes to the host (nothing to report), in its else-branch to the GPU.
+void branchOnDevice(torch::Device Device, int64_t N) {
+  if (Device == torch::kCPU) {
+    auto OnHost = torch::zeros({N}).to(Device);
+  } else {
+    auto OnGpu = torch::zeros({N}).to(Device);
+    // XFER-WARNING: :[[@LINE-1]]:36: warning: tensor created on the host by 'torch::zeros()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  }
+  if (!Device.is_cuda())
+    auto OnHost = torch::ones({N}).to(Device);
+}
+void branchOnDeviceType(torch::Device Device, int64_t N) {
+  if (Device.type() != torch::kCUDA)
+    return;
+  if (Device.type() == torch::kCUDA) {
+    auto OnGpu = torch::rand({N}).to(Device);
+    // XFER-WARNING: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::rand()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+  }
+}

@@ -111,3 +111,14 @@ void examplesBuiltHere(torch::Device Device,
     // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
   }
 }
+
+// The program's CPU path: where a branch has tested the device to be the
+// host, a module moved to the device chosen at run time is there too.
+void cpuWorker(torch::nn::Linear &Model, torch::Device Device) {
+  Model->to(Device);
+  auto Input = torch::zeros({4, 16});
+  if (Device == torch::kCPU)
+    (void)Model(Input);
+  else
+    (void)Model(Input.to(Device));
+}

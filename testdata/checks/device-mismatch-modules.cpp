@@ -190,3 +190,24 @@ void samplePairOnHost() {
   Net.Gen->to(torch::kCPU);
   (void)Net.Gen->forward(torch::randn({8, 16}));
 }
+
+// A loss module of the program's own whose constructor is defined in another
+// file holds no module here: nothing says its parameters are on the host,
+// so calling it with device tensors is not reported. One that registers a
+// parameter in a constructor defined here is on the host until moved.
+struct YoloLossImpl : torch::nn::Module {
+  YoloLossImpl(int Classes, torch::Device Device);
+  torch::Tensor forward(const torch::Tensor &Prediction);
+};
+struct ScaledLossImpl : torch::nn::Module {
+  ScaledLossImpl() { Scale = register_parameter("scale", torch::ones({1})); }
+  torch::Tensor Scale;
+  torch::Tensor forward(const torch::Tensor &Prediction);
+};
+void lossOnDevice(int Classes) {
+  auto Criterion = YoloLossImpl(Classes, torch::kCUDA);
+  (void)Criterion.forward(torch::randn({4, 16}, torch::kCUDA));
+  ScaledLossImpl Scaled;
+  (void)Scaled.forward(torch::randn({4, 16}, torch::kCUDA));
+  // XFER-WARNING: :[[@LINE-1]]:16: warning: calling 'Scaled' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

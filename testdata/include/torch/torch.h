@@ -28,6 +28,8 @@ struct Device {
   DeviceType type() const;
   bool is_cuda() const;
   bool is_cpu() const;
+  bool operator==(const Device &Other) const;
+  bool operator!=(const Device &Other) const;
 };
 
 class Scalar {
