@@ -408,11 +408,10 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   // visible here: forward(), or a helper a loop in another file calls.
   // Uploads are judged against a loop (is the source invariant?), so only
   // uploads of data that is the same on every call are reported here.
+  const VarDecl *Source = copiedVariable(H.Subject);
   const bool UploadsConstantData =
       H.Kind == HazardKind::HostToDeviceCopy &&
-      holdsConstantValues(copiedVariable(H.Subject) ? copiedVariable(H.Subject)
-                                                    : slicedBuffer(H.Subject),
-                          Ctx);
+      holdsConstantValues(Source ? Source : slicedBuffer(H.Subject), Ctx);
   if ((H.Kind != HazardKind::HostSync &&
        H.Kind != HazardKind::DeviceToHostCopy && !UploadsConstantData) ||
       (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)) ||
