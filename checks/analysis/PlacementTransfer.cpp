@@ -1052,11 +1052,15 @@ DeviceInference::evaluateModule(const Expr *Original) {
       // moves send it.
       // A local object's member is moved only by moves through that object
       // (a test function's own `net.gen->to(torch::kCPU)`).
-      if (Stored.Where == Placement::Unknown || isHostPlacement(Stored.Where))
+      // A member built on the host and moved by a method of its class
+      // (`cuda()` called for some objects only: a learner on the GPU,
+      // rollout workers on the host) stays unknown.
+      const VarDecl *Object = objectVariable(Member);
+      const bool OwnMovesOnly = Object && Object->hasLocalStorage();
+      if (Stored.Where == Placement::Unknown ||
+          (isHostPlacement(Stored.Where) && OwnMovesOnly))
         if (auto It = userCode().ModuleFieldMoves.find(Field);
             It != userCode().ModuleFieldMoves.end()) {
-          const VarDecl *Object = objectVariable(Member);
-          const bool OwnMovesOnly = Object && Object->hasLocalStorage();
           std::optional<Placement> Joined;
           const CXXMemberCallExpr *First = nullptr;
           for (const auto &[Move, MovedObject] : It->second) {
