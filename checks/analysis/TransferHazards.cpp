@@ -459,6 +459,16 @@ const VarDecl *slicedVariable(const Expr *Subject) {
 
 namespace {
 
+/// True for a constant (scalar or array, not a pointer or reference) with a
+/// constant initializer: `const int n = 15`, `const float w[3] = {1, 2, 1}`.
+bool isInitializedConstant(const VarDecl *Var, ASTContext &Ctx) {
+  const Expr *Init = Var->getInit();
+  return Init && !Var->getType()->isReferenceType() &&
+         !Var->getType()->isPointerType() &&
+         Ctx.getBaseElementType(Var->getType()).isConstQualified() &&
+         Init->isConstantInitializer(Ctx, /*ForRef=*/false);
+}
+
 /// True if \p E is a value every run computes the same: a constant
 /// expression, or a constant variable holding one.
 bool isConstantArgument(const Expr *E, ASTContext &Ctx) {
@@ -467,9 +477,7 @@ bool isConstantArgument(const Expr *E, ASTContext &Ctx) {
     return true;
   const auto *Ref = dyn_cast<DeclRefExpr>(E);
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  return Var && Var->getType().isConstQualified() &&
-         !Var->getType()->isReferenceType() && Var->getInit() &&
-         Var->getInit()->isConstantInitializer(Ctx, /*ForRef=*/false);
+  return Var && isInitializedConstant(Var, Ctx);
 }
 
 /// True if \p Function's result depends on its arguments only: it reads no
@@ -512,9 +520,7 @@ bool holdsConstantValues(const VarDecl *Var, ASTContext &Ctx) {
   const Expr *Init = Var ? Var->getInit() : nullptr;
   if (!Init || Var->getType()->isReferenceType())
     return false;
-  if (Ctx.getBaseElementType(Var->getType()).isConstQualified() &&
-      !Var->getType()->isPointerType() &&
-      Init->isConstantInitializer(Ctx, /*ForRef=*/false))
+  if (isInitializedConstant(Var, Ctx))
     return true;
   if (!Var->hasLocalStorage())
     return false;
