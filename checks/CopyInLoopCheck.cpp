@@ -39,7 +39,85 @@ bool picksThroughIndexTable(const Expr *Subject, const VarDecl *Buffer) {
   });
 }
 
+/// True for `cudaMemcpy(Host, Device, n, cudaMemcpyDeviceToHost)`.
+bool copiesBack(const CallExpr &Call, const VarDecl *Host,
+                const VarDecl *Device, ASTContext &Ctx) {
+  std::optional<CudaApi> Api = identifyCudaCall(&Call);
+  if (!Api || *Api != CudaApi::Memcpy || Call.getNumArgs() < 4)
+    return false;
+  std::optional<MemcpyDirection> Direction =
+      evaluateMemcpyKind(Call.getArg(3), Ctx);
+  return Direction && *Direction == MemcpyDirection::DeviceToHost &&
+         copiedVariable(Call.getArg(0)) == Host &&
+         copiedVariable(Call.getArg(1)) == Device;
+}
+
+/// The statement of \p Block that holds \p S.
+const Stmt *statementOfBlock(const Stmt *S, const CompoundStmt *Block,
+                             ASTContext &Ctx) {
+  for (const Stmt *Current = S; Current;) {
+    const Stmt *Parent = parentStmt(Current, Ctx);
+    if (Parent == Block)
+      return Current;
+    Current = Parent;
+  }
+  return nullptr;
+}
+
 } // namespace
+
+std::optional<CopyInLoopCheck::ReturnedReadBack>
+CopyInLoopCheck::returnedReadBack(const CallExpr *Upload, const VarDecl *Host,
+                                  const Stmt *Loop, ASTContext &Ctx) {
+  std::optional<CudaApi> Api = identifyCudaCall(Upload);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Host || !Host->hasLocalStorage() || !Api || *Api != CudaApi::Memcpy ||
+      !Body)
+    return std::nullopt;
+  const VarDecl *Device = copiedVariable(Upload->getArg(0));
+  const Stmt *UploadStatement = statementOfBlock(Upload, Body, Ctx);
+  if (!Device || !UploadStatement)
+    return std::nullopt;
+  // Walk back from the upload, through the top of the body to its end on
+  // the previous iteration, to the copy-back that filled the host buffer.
+  llvm::SmallVector<const Stmt *, 16> Before;
+  for (const Stmt *S : Body->body()) {
+    if (S == UploadStatement)
+      break;
+    Before.push_back(S);
+  }
+  llvm::SmallVector<const Stmt *, 16> After(llvm::drop_begin(llvm::make_range(
+      llvm::find(Body->body(), UploadStatement), Body->body_end())));
+  ReturnedReadBack Found{nullptr, nullptr};
+  for (const Stmt *S : llvm::concat<const Stmt *const>(llvm::reverse(Before),
+                                                       llvm::reverse(After))) {
+    if (const CallExpr *CopyBack =
+            findFirst<CallExpr>(S, [&](const CallExpr &Call) {
+              return copiesBack(Call, Host, Device, Ctx);
+            })) {
+      Found.ReadBack = CopyBack;
+      return Found;
+    }
+    // Device work in between may change the device buffer: the upload
+    // would then restore what the host saw.
+    if (containsMatch<Stmt>(
+            S,
+            [](const Stmt &Node) { return isa<CUDAKernelCallExpr>(Node); }) ||
+        containsMatch<DeclRefExpr>(
+            S, [&](const DeclRefExpr &Ref) { return Ref.getDecl() == Device; }))
+      return std::nullopt;
+    if (isLoopInvariant(Host, S, Ctx))
+      continue;
+    // Changed on the host only in one branch (a rare event): upload there.
+    const auto *Branch = dyn_cast<IfStmt>(S);
+    if (!Branch || Found.ChangedIn ||
+        containsMatch<Stmt>(S,
+                            [](const Stmt &Node) { return isLoopStmt(&Node); }))
+      return std::nullopt;
+    Found.ChangedIn = Branch;
+  }
+  return std::nullopt;
+}
 
 bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
                                    const ExecutionFrequency &Frequency,
@@ -79,6 +157,13 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
        !IsConstantValue(Source)))
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
+  if (isWithin(Call, Loop, Ctx)) {
+    if (std::optional<ReturnedReadBack> Returned =
+            returnedReadBack(Call, Source, Loop, Ctx)) {
+      ReturnedReadBacks[Call] = *Returned;
+      return true;
+    }
+  }
   // Declared inside the loop: a fresh value on every iteration.
   SourceLocation DeclLoc = Source->getLocation();
   SourceRange LoopRange = Loop->getSourceRange();
@@ -111,6 +196,22 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "loop and take the part there")
            << H.Operation << Whole->getName() << FrequencyPhrase;
   const VarDecl *Source = copiedVariable(H.Subject);
+  if (auto Returned = ReturnedReadBacks.find(Call);
+      Returned != ReturnedReadBacks.end()) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const IfStmt *ChangedIn = Returned->second.ChangedIn;
+    return diag(Call->getExprLoc(),
+                "'%0' copies '%1' to the GPU %2, but '%1' holds what line %3 "
+                "copied back from '%4'%select{ and the host does not change "
+                "it: the device copy is current, drop the upload| and the "
+                "host changes it only in the branch at line %6: upload it "
+                "there}5")
+           << H.Operation << Source->getName() << FrequencyPhrase
+           << lineOf(Returned->second.ReadBack, SM)
+           << copiedVariable(Call->getArg(0))->getName()
+           << (ChangedIn != nullptr)
+           << (ChangedIn ? lineOf(ChangedIn, SM) : 0u);
+  }
   // A constant flag or counter keeps the reset advice below.
   if (!isScalarCopy(Source) && holdsConstantValues(Source, Ctx))
     return diag(Call->getExprLoc(),

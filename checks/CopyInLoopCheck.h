@@ -28,6 +28,24 @@ protected:
   DiagnosticBuilder warn(const CallExpr *Call, const Hazard &H,
                          llvm::StringRef FrequencyPhrase,
                          ASTContext &Ctx) override;
+
+private:
+  /// A host buffer uploaded back to the device buffer it was copied from.
+  struct ReturnedReadBack {
+    const CallExpr *ReadBack;
+    /// The branch that changes the host buffer in between, if one does.
+    const IfStmt *ChangedIn;
+  };
+  /// The copy-back whose bytes \p Upload, a blocking cudaMemcpy in \p Loop,
+  /// sends straight back (`cudaMemcpy(h, d_h, ...D2H)`, the host writes
+  /// the frame out, `cudaMemcpy(d_h, h, ...H2D)`): no kernel or copy
+  /// touches the device buffer in between, and the host changes the
+  /// buffer at most in one branch.
+  std::optional<ReturnedReadBack> returnedReadBack(const CallExpr *Upload,
+                                                   const VarDecl *Host,
+                                                   const Stmt *Loop,
+                                                   ASTContext &Ctx);
+  llvm::DenseMap<const CallExpr *, ReturnedReadBack> ReturnedReadBacks;
 };
 
 } // namespace clang::tidy::xfer

@@ -5,6 +5,7 @@
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "cost/CostModel.h"
+#include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -63,9 +64,27 @@ bool mayWriteElement(const ArraySubscriptExpr *Element, ASTContext &Ctx) {
   return true;
 }
 
+bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth = 0);
+
+/// True if \p Callee, a host function defined in this file, may change what
+/// its pointer parameter \p Param points to: a writer of results
+/// (`writeResults(float h[])`) only reads through it. Unknown a few calls
+/// deep.
+bool mayWriteThroughParameter(const FunctionDecl *Callee,
+                              const ParmVarDecl *Param, ASTContext &Ctx,
+                              unsigned Depth) {
+  if (Depth > 2 || Callee->hasAttr<CUDAGlobalAttr>() ||
+      Callee->hasAttr<CUDADeviceAttr>() || !Callee->hasBody())
+    return true;
+  return containsMatch<DeclRefExpr>(
+      Callee->getBody(), [&](const DeclRefExpr &Ref) {
+        return Ref.getDecl() == Param && mayWriteThrough(&Ref, Ctx, Depth + 1);
+      });
+}
+
 /// True if \p Use of a tensor or pointer variable may change what the
 /// variable holds (or, for a pointer, what it points to).
-bool mayWriteThrough(const Expr *Use, ASTContext &Ctx) {
+bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth) {
   const Stmt *Child = nullptr;
   const Stmt *Consumer = consumerOf(Use, Ctx, &Child);
   if (!Consumer)
@@ -75,7 +94,7 @@ bool mayWriteThrough(const Expr *Use, ASTContext &Ctx) {
     // (a cudaMemcpy destination) is done to the variable's memory.
     if (Assign->isAdditiveOp() && Assign->getType()->isPointerType() &&
         Use->getType()->isPointerType())
-      return mayWriteThrough(Assign, Ctx);
+      return mayWriteThrough(Assign, Ctx, Depth);
     return Assign->isAssignmentOp() && Assign->getLHS() == Child;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
@@ -106,8 +125,15 @@ bool mayWriteThrough(const Expr *Use, ASTContext &Ctx) {
           cast<Expr>(Child)->IgnoreParenImpCasts())
         continue;
       QualType Param = Callee->getParamDecl(I)->getType();
-      if (Param->isPointerType())
-        return !isPointerToConst(Param);
+      if (Param->isPointerType()) {
+        if (isPointerToConst(Param))
+          return false;
+        const FunctionDecl *Definition =
+            definedCallee(Call, Ctx.getSourceManager());
+        return !Definition ||
+               mayWriteThroughParameter(Definition, Definition->getParamDecl(I),
+                                        Ctx, Depth);
+      }
       if (Param->isReferenceType())
         return !Param.getNonReferenceType().isConstQualified();
       return false; // by value
