@@ -7,6 +7,7 @@
 #include "analysis/LoopContext.h"
 #include "analysis/ProjectFacts.h"
 #include "analysis/StepFunctions.h"
+#include "analysis/TransferHazards.h"
 #include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/UserCodeTraversal.h"
 #include "clang/AST/ASTContext.h"
@@ -132,15 +133,82 @@ bool isPostfixExpression(const Expr *E) {
              CXXTemporaryObjectExpr, CXXFunctionalCastExpr>(E);
 }
 
-unsigned usesIn(const VarDecl *Var, const Stmt *Body) {
-  unsigned Count = 0;
-  walkStmt(Body, [&](const Stmt &S) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S);
-        Ref && Ref->getDecl() == Var)
-      ++Count;
-    return WalkStep::Continue;
+/// True if \p Variable is used for nothing but \p Move before it, and after
+/// it only where the move's result replaced it (`x = x.to(device)`, then
+/// `cat({x, y})`): no host code reads the host tensor.
+bool onlyMovedFrom(const VarDecl *Variable, const CXXMemberCallExpr *Move,
+                   const Stmt *Body, ASTContext &Ctx) {
+  const Expr *Object =
+      ignoreCopiesAndConversions(Move->getImplicitObjectArgument());
+  const Stmt *Consumer = parentStmt(Move, Ctx);
+  while (isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr,
+                         CXXBindTemporaryExpr, ParenExpr>(Consumer))
+    Consumer = parentStmt(Consumer, Ctx);
+  const Expr *ReplacedTarget = nullptr;
+  if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Consumer);
+      Assign && Assign->getOpcode() == BO_Assign)
+    ReplacedTarget = Assign->getLHS()->IgnoreParenImpCasts();
+  if (const auto *Assign = dyn_cast_or_null<CXXOperatorCallExpr>(Consumer);
+      Assign && Assign->getOperator() == OO_Equal)
+    ReplacedTarget = Assign->getArg(0)->IgnoreParenImpCasts();
+  const auto *Replaced = dyn_cast_or_null<DeclRefExpr>(ReplacedTarget);
+  const bool ReplacesVariable = Replaced && Replaced->getDecl() == Variable;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return !containsMatch<DeclRefExpr>(Body, [&](const DeclRefExpr &Ref) {
+    if (Ref.getDecl() != Variable || &Ref == Object || &Ref == Replaced)
+      return false;
+    return !ReplacesVariable || !isBeforeInSource(Move, &Ref, SM);
   });
-  return Count;
+}
+
+/// The host factory a local tensor variable's value \p E comes from: the
+/// factory itself, or, through shape and type operations, an element of
+/// `meshgrid` of such tensors and local variables that hold one and are not
+/// changed in \p Body (a detection layer's grid offsets:
+/// `auto g = arange(n); auto xy = meshgrid({g, g}); x = xy[1].view({-1, 1});`).
+const CallExpr *hostCreationBehind(const Expr *E, const Stmt *Body,
+                                   ASTContext &Ctx, unsigned Depth = 0) {
+  if (!E || Depth > 6)
+    return nullptr;
+  E = ignoreCopiesAndConversions(E);
+  if (const CallExpr *Factory = asFactoryCall(E))
+    return Factory;
+  if (const auto *Convert = dyn_cast<CXXMemberCallExpr>(E);
+      Convert && isShapeOrTypeOperation(Convert))
+    return hostCreationBehind(Convert->getImplicitObjectArgument(), Body, Ctx,
+                              Depth + 1);
+  auto UnchangedLocal = [&](const Expr *Ref) -> const VarDecl * {
+    const auto *DeclRef =
+        dyn_cast<DeclRefExpr>(ignoreCopiesAndConversions(Ref));
+    const auto *Var = DeclRef ? dyn_cast<VarDecl>(DeclRef->getDecl()) : nullptr;
+    return Var && !isa<ParmVarDecl>(Var) && Var->hasLocalStorage() &&
+                   !Var->getType()->isReferenceType() && Var->getInit() &&
+                   isLoopInvariant(Var, Body, Ctx)
+               ? Var
+               : nullptr;
+  };
+  // `grids[1]` of `std::vector<Tensor> grids = meshgrid({g, g})`.
+  if (const auto *Element = dyn_cast<CXXOperatorCallExpr>(E);
+      Element && Element->getOperator() == OO_Subscript) {
+    const VarDecl *Grids = UnchangedLocal(Element->getArg(0));
+    const auto *Meshgrid =
+        Grids ? dyn_cast<CallExpr>(ignoreCopiesAndConversions(Grids->getInit()))
+              : nullptr;
+    const FunctionDecl *Callee =
+        Meshgrid ? Meshgrid->getDirectCallee() : nullptr;
+    if (!Callee || !isNamed(Callee, "meshgrid") ||
+        !isInTorchNamespace(Callee) || Meshgrid->getNumArgs() == 0)
+      return nullptr;
+    const auto *Operands = findFirst<InitListExpr>(
+        Meshgrid->getArg(0),
+        [](const InitListExpr &List) { return List.getNumInits() > 0; });
+    return Operands
+               ? hostCreationBehind(Operands->getInit(0), Body, Ctx, Depth + 1)
+               : nullptr;
+  }
+  if (const VarDecl *Var = UnchangedLocal(E))
+    return hostCreationBehind(Var->getInit(), Body, Ctx, Depth + 1);
+  return nullptr;
 }
 
 const Stmt *innermostLoop(const ExecutionFrequency &Frequency) {
@@ -374,10 +442,17 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Variable || isa<ParmVarDecl>(Variable) ||
         !Variable->hasLocalStorage() || Variable->getType()->isReferenceType())
       return;
-    Factory = asFactoryCall(Variable->getInit());
     const FunctionDecl *Function = enclosingFunction(Call, Ctx);
-    if (!Factory || !Function || !Function->hasBody() ||
-        usesIn(Variable, Function->getBody()) != 1)
+    if (!Function || !Function->hasBody() ||
+        !onlyMovedFrom(Variable, M->Call, Function->getBody(), Ctx))
+      return;
+    Factory = asFactoryCall(Variable->getInit());
+    if (!Factory) {
+      Factory =
+          hostCreationBehind(Variable->getInit(), Function->getBody(), Ctx);
+      ThroughHostOps = Factory != nullptr;
+    }
+    if (!Factory)
       return;
   }
   if (Devices.tensorPlacement(Factory).Where != Placement::Cpu ||
@@ -516,8 +591,11 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (Variable)
     diag(SM.getExpansionLoc(Factory->getBeginLoc()),
-         "'%0' is created on the host here", DiagnosticIDs::Note)
-        << Variable->getName();
+         "'%0' is %select{created|built from a tensor created}1 on the host "
+         "here",
+         DiagnosticIDs::Note)
+        << Variable->getName()
+        << (Factory != asFactoryCall(Variable->getInit()));
   if (ReturnedBy)
     diag(SM.getExpansionLoc(Factory->getBeginLoc()),
          "'%0()' creates it on the host here", DiagnosticIDs::Note)

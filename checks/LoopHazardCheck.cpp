@@ -161,6 +161,56 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
 
 namespace {
 
+/// The parameter whose memory \p Address points into
+/// (`out.data.data()`, `&result[0]`, `dst + offset`), if any.
+const ParmVarDecl *parameterBehind(const Expr *Address) {
+  const Expr *E = Address;
+  while (E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<ParmVarDecl>(Ref->getDecl());
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      E = Member->getBase();
+    else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+      E = Call->getImplicitObjectArgument();
+    else if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      E = Unary->getSubExpr();
+    else if (const auto *Element = dyn_cast<ArraySubscriptExpr>(E))
+      E = Element->getBase();
+    else if (const auto *Sum = dyn_cast<BinaryOperator>(E);
+             Sum && Sum->isAdditiveOp())
+      E = Sum->getLHS()->getType()->isPointerType() ? Sum->getLHS()
+                                                    : Sum->getRHS();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// True if \p Copy, a cudaMemcpy to the host in \p Function, fills memory
+/// the caller passed for the result (`ImageU8 &out` of a filter another
+/// file calls per image) and that the function did not upload from: the
+/// function's product, which its caller consumes. A buffer uploaded and
+/// copied back (an in-out state) is not.
+bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
+                          DeviceInference &Devices) {
+  std::optional<CudaApi> Api = identifyCudaCall(Copy);
+  if (!Api || *Api != CudaApi::Memcpy || Copy->getNumArgs() < 2 ||
+      !Function->hasBody())
+    return false;
+  const ParmVarDecl *Result = parameterBehind(Copy->getArg(0));
+  if (!Result || !(Result->getType()->isReferenceType() ||
+                   Result->getType()->isPointerType()))
+    return false;
+  return !containsMatch<CallExpr>(
+      Function->getBody(), [&](const CallExpr &Call) {
+        std::optional<Hazard> Upload = classifyHazard(&Call, Devices);
+        return Upload && Upload->Kind == HazardKind::HostToDeviceCopy &&
+               Call.getNumArgs() > 1 &&
+               parameterBehind(Call.getArg(1)) == Result;
+      });
+}
+
 /// True if every operation of \p Paths allocates or releases (no read-back
 /// or wait among them).
 bool acquiresOrReleasesOnly(llvm::ArrayRef<HazardPath> Paths) {
@@ -434,7 +484,8 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   const bool ConsumesOutput =
       H.Kind == HazardKind::DeviceToHostCopy && Function &&
       !(Facts && Facts->drivenByTraining(Function)) &&
-      consumesCopiedOutput(Call, Function->getBody(), Ctx);
+      (consumesCopiedOutput(Call, Function->getBody(), Ctx) ||
+       fillsResultParameter(Call, Function, Analyses->devices()));
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   warn(Call, H, *Phrase, Ctx);
@@ -480,6 +531,7 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
   // after the batch loop is periodic evaluation.
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
   if (Frequency.Guard != GuardKind::None || !Function ||
+      isOnErrorPath(S, Ctx) ||
       isCalledInLoopHere(Function, Analyses->devices(), Ctx) ||
       runsTrainingEpoch(Function, Ctx))
     return std::nullopt;

@@ -3121,3 +3121,78 @@ void simulate(float *Data, int N, int Steps, double *Total) {
                        "GPU stop overlapping [xfer-sync-in-loop]\n"))
       << R.Out;
 }
+
+// A filter another file calls per image and operation, in an `else if`
+// branch that also logs the filter's failure: its allocations and frees
+// run on every image (the branch is not a logging branch). The frees on
+// its error paths, the wait right before the result download behind an
+// error check, and the download into the caller's result buffer (the
+// filter's product) stay silent.
+TEST_F(ToolTest, PerImageFilterOfAnotherFileReportsItsAllocationsOnly) {
+  std::string Filter = write("filter.cpp", R"cpp(#include <cuda_runtime.h>
+#include <string>
+#include <vector>
+struct Image { std::vector<unsigned char> Data; int W, H; };
+__global__ void sobel(const unsigned char *In, unsigned char *Out, int W);
+std::string sobelCuda(const Image &In, Image &Out) {
+  unsigned char *DIn, *DOut;
+  size_t Bytes = In.W * In.H;
+  Out.Data.resize(Bytes);
+  cudaMalloc((void **)&DIn, Bytes);
+  cudaMalloc((void **)&DOut, Bytes);
+  cudaMemcpy(DIn, In.Data.data(), Bytes, cudaMemcpyHostToDevice);
+  sobel<<<1, 256>>>(DIn, DOut, In.W);
+  cudaError_t St = cudaDeviceSynchronize();
+  if (St != cudaSuccess) {
+    cudaFree(DIn);
+    return cudaGetErrorString(St);
+  }
+  cudaMemcpy(Out.Data.data(), DOut, Bytes, cudaMemcpyDeviceToHost);
+  cudaFree(DIn);
+  return {};
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <fstream>
+#include <string>
+#include <vector>
+struct Image { std::vector<unsigned char> Data; int W, H; };
+std::string sobelCuda(const Image &In, Image &Out);
+void invert(Image &Img);
+bool readImage(const std::string &Path, Image &Img);
+void process(const std::vector<std::string> &Files,
+             const std::vector<std::string> &Ops, std::ofstream &Log) {
+  for (const auto &Path : Files) {
+    Image Img;
+    if (!readImage(Path, Img))
+      continue;
+    for (const auto &Op : Ops) {
+      if (Op == "invert") {
+        invert(Img);
+      } else if (Op == "sobel") {
+        Image Out;
+        std::string Error = sobelCuda(Img, Out);
+        if (!Error.empty()) {
+          Log << "FAIL " << Path << ": " << Error << "\n";
+          break;
+        }
+        Img = Out;
+      }
+    }
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Filter, Main, "--", "-x", "cuda",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "-isystem", StubInclude});
+  for (const char *Line : {"filter.cpp:10:3: warning: 'cudaMalloc'",
+                           "filter.cpp:11:3: warning: 'cudaMalloc'",
+                           "filter.cpp:20:3: warning: 'cudaFree'"})
+    EXPECT_NE(std::string::npos,
+              R.Out.find(std::string(Line) +
+                         " synchronizes with the GPU on every call of "
+                         "'sobelCuda()', which runs on every iteration of the "
+                         "loop at main.cpp:14"))
+        << Line << "\n"
+        << R.Out << R.Err;
+  EXPECT_EQ(3u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+}

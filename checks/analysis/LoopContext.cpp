@@ -372,6 +372,21 @@ bool isFirstTimeBranch(const IfStmt *If) {
     Terms.push_back(E);
   };
   Flatten(If->getCond());
+  // A buffer grown when it is too small, `if (size < needed) { cudaFree(p);
+  // size = needed; cudaMalloc(&p, size); }`: the branch raises what it
+  // tests, so it runs while the need grows, not on every call.
+  if (const auto *Compare = dyn_cast<BinaryOperator>(Terms.front());
+      Terms.size() == 1 && Compare &&
+      (Compare->getOpcode() == BO_LT || Compare->getOpcode() == BO_GT ||
+       Compare->getOpcode() == BO_LE || Compare->getOpcode() == BO_GE)) {
+    const Expr *Capacity =
+        Compare->getOpcode() == BO_LT || Compare->getOpcode() == BO_LE
+            ? Compare->getLHS()
+            : Compare->getRHS();
+    if (const ValueDecl *Size = namedDeclaration(Capacity);
+        Size && assignsDirectly(If->getThen(), Size))
+      return true;
+  }
   const Expr *FirstTime = nullptr;
   const ValueDecl *Subject = nullptr;
   for (const Expr *Term : Terms)
@@ -546,11 +561,20 @@ bool writesOutput(const CallExpr *Call) {
              std::string::npos;
 }
 
-/// True if \p Branch writes output (see writesOutput).
+bool skipsRestOfIteration(const Stmt *S);
+
+/// True if \p Branch writes output (see writesOutput). Output on an error
+/// path that leaves the iteration (`if (!e.empty()) { log << e; break; }`)
+/// does not count: a branch that runs a filter and reports its failure is
+/// not a logging branch.
 bool branchLogs(const Stmt *Branch) {
   bool Logs = false;
   walkStmt(Branch, [&](const Stmt &S) {
     if (isa<LambdaExpr>(S))
+      return WalkStep::SkipChildren;
+    if (const auto *ErrorPath = dyn_cast<IfStmt>(&S);
+        ErrorPath && &S != Branch && !ErrorPath->getElse() &&
+        skipsRestOfIteration(ErrorPath->getThen()))
       return WalkStep::SkipChildren;
     const auto *Call = dyn_cast<CallExpr>(&S);
     Logs = Call && writesOutput(Call);
@@ -2447,6 +2471,58 @@ bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
   });
 }
 
+namespace {
+
+/// True if \p Branch ends by leaving the function: `return`, `throw`, or a
+/// call that does not return (`exit(1)`).
+bool leavesFunction(const Stmt *Branch) {
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Branch))
+    return !Block->body_empty() && leavesFunction(Block->body_back());
+  if (isa_and_nonnull<ReturnStmt, CXXThrowExpr>(Branch))
+    return true;
+  const auto *Call = dyn_cast_or_null<CallExpr>(Branch);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && Callee->isNoReturn();
+}
+
+/// True if \p S tests or reports a CUDA error: it names cudaSuccess or a
+/// cudaError_t value, calls cudaGetErrorString, throws, or writes to
+/// stderr.
+bool handlesCudaError(const Stmt *S) {
+  return containsMatch<Stmt>(S, [](const Stmt &Node) {
+    if (isa<CXXThrowExpr>(Node))
+      return true;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&Node)) {
+      const ValueDecl *D = Ref->getDecl();
+      if (D->getIdentifier() &&
+          (D->getName() == "cudaSuccess" || D->getName() == "stderr" ||
+           D->getName() == "cerr"))
+        return true;
+      const auto *Enum = D->getType()->getAs<EnumType>();
+      return Enum && Enum->getDecl()->getIdentifier() &&
+             Enum->getDecl()->getName() == "cudaError";
+    }
+    const auto *Call = dyn_cast<CallExpr>(&Node);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    return Callee && Callee->getIdentifier() &&
+           Callee->getName() == "cudaGetErrorString";
+  });
+}
+
+} // namespace
+
+bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
+  const Stmt *Child = S;
+  for (const Stmt *P = parentStmt(S, Ctx); P && !isLoopStmt(P);
+       Child = P, P = parentStmt(P, Ctx)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (If && Child == If->getThen() && leavesFunction(If->getThen()) &&
+        (handlesCudaError(If->getCond()) || handlesCudaError(If->getThen())))
+      return true;
+  }
+  return false;
+}
+
 bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
                            DeviceInference &Devices, ASTContext &Ctx) {
   const VarDecl *Destination = readBackDestination(ReadBack, Ctx);
@@ -2728,7 +2804,17 @@ bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
   std::optional<PlaceInBlock> Where = placeInBlock(Sync, Ctx);
-  if (!Where || isa<DeclStmt>(*Where->At))
+  // A declaration is beside a copy only when it keeps the wait's status
+  // (`cudaError_t st = cudaDeviceSynchronize();`).
+  auto KeepsStatus = [&](const Stmt *S) {
+    const auto *Declaration = dyn_cast<DeclStmt>(S);
+    const auto *Var = Declaration && Declaration->isSingleDecl()
+                          ? dyn_cast<VarDecl>(Declaration->getSingleDecl())
+                          : nullptr;
+    return Var && Var->getInit() &&
+           Var->getInit()->IgnoreParenImpCasts() == Sync;
+  };
+  if (!Where || (isa<DeclStmt>(*Where->At) && !KeepsStatus(*Where->At)))
     return false;
   auto HasReadBack = [&](const Stmt *S) {
     return S && containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
@@ -2749,6 +2835,13 @@ bool waitsBesideReadBack(
     for (auto It = Begin; It != End; ++It) {
       if (!isStraightLine(*It, Ctx)) {
         const auto *If = dyn_cast<IfStmt>(*It);
+        // `if (st != cudaSuccess) { cudaFree(d); return st; }`: the error
+        // check leaves on failure; the normal path goes on to the copy.
+        if (If && !If->getElse() && !HasReadBack(If->getCond()) &&
+            leavesFunction(If->getThen()) &&
+            (handlesCudaError(If->getCond()) ||
+             handlesCudaError(If->getThen())))
+          continue;
         if (Forward && If && !If->getElse() &&
             holdsOnEveryIteration(If->getCond(), Ctx))
           if (const auto *Then = dyn_cast<CompoundStmt>(If->getThen()))

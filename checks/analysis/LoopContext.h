@@ -171,6 +171,12 @@ bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
                              DeviceInference &Devices,
                              bool WaitsInside = false);
 
+/// True if \p S runs only when a CUDA call failed: inside an `if` that
+/// tests a CUDA error (`st != cudaSuccess`) or reports one (throws, writes
+/// to stderr, cudaGetErrorString) and then leaves the function (`return`,
+/// `throw`, `exit`). Freeing buffers there is cleanup before giving up.
+bool isOnErrorPath(const Stmt *S, ASTContext &Ctx);
+
 /// True if the host memory \p ReadBack fills is rewritten by the host and
 /// then uploaded again in the same iteration of \p Loop (`cudaMemcpy(p,
 /// pDev, ...)`, a host loop rescaling `p[i]`, `cudaMemcpy(pDev, p, ...)`):

@@ -164,3 +164,26 @@ void branchOnDeviceType(torch::Device Device, int64_t N) {
     // XFER-WARNING: :[[@LINE-1]]:35: warning: tensor created on the host by 'torch::rand()' is copied to the GPU by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
   }
 }
+
+// A detection layer's offsets: a host `arange`, a `meshgrid` of it, and a
+// view of one grid held in a variable that the move replaces.
+struct DetectionLayerImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor Prediction, int64_t GridSize,
+                        torch::Device Device) {
+    auto GridLength = torch::arange(GridSize);
+    std::vector<torch::Tensor> Grids = torch::meshgrid({GridLength, GridLength});
+    torch::Tensor XOffset = Grids[1].contiguous().view({-1, 1});
+    XOffset = XOffset.to(Device);
+    // XFER-WARNING: :[[@LINE-1]]:23: warning: tensor 'XOffset' created on the host by 'torch::arange()' is copied to a device chosen at run time by 'to()'; pass the device to the factory to create it there directly [xfer-create-on-device]
+    // XFER-NOTE: :173:23: note: 'XOffset' is built from a tensor created on the host here
+    torch::Tensor YOffset = Grids[0].contiguous().view({-1, 1});
+    // Read on the host before the move: the host tensor is used.
+    std::cout << YOffset.sum() << "\n";
+    YOffset = YOffset.to(Device);
+    auto Steps = torch::arange(GridSize);
+    Steps.mul_(2.0); // changed on the host after it was made
+    torch::Tensor Scaled = Steps.view({-1, 1});
+    Scaled = Scaled.to(Device);
+    return Prediction + torch::cat({XOffset, YOffset, Scaled}, 1);
+  }
+};

@@ -162,10 +162,12 @@ public:
   Tensor type_as(const Tensor &Other) const;
   Tensor view_as(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
+  Tensor &mul_(Scalar Other) const;
   Tensor &operator+=(const Tensor &Other) const;
   int64_t dim() const;
   std::tuple<Tensor, Tensor> max(int64_t Dim) const;
   Tensor view(IntArrayRef Shape) const;
+  Tensor contiguous() const;
   Tensor slice(int64_t Dim, int64_t Start, int64_t End) const;
   Tensor reshape(IntArrayRef Shape) const;
   Tensor unsqueeze(int64_t Dim) const;
@@ -219,6 +221,7 @@ bool allclose(const Tensor &A, const Tensor &B, double RTol = 1e-05,
 bool is_nonzero(const Tensor &Self);
 Tensor from_blob(void *Data, IntArrayRef Sizes, TensorOptions Options = {});
 Tensor cat(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
+std::vector<Tensor> meshgrid(const std::vector<Tensor> &Tensors);
 Tensor mse_loss(const Tensor &A, const Tensor &B);
 Tensor stack(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
 Tensor where(const Tensor &Condition, const Tensor &Self,
@@ -290,6 +293,7 @@ inline at::Tensor from_blob(void *Data, at::IntArrayRef Sizes,
 }
 using at::allclose;
 using at::cat;
+using at::meshgrid;
 using at::equal;
 using at::masked_select;
 using at::matmul;
