@@ -427,6 +427,10 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   // loop under `if (step % eval_every == 0)`) or once (`if (last_step)`).
   if (ReportEvaluationLoops)
     return true;
+  // A helper that only validation passes call (per-sample metrics).
+  if (const FunctionDecl *Function = enclosingFunction(S, Ctx);
+      Facts && Function && Facts->calledOnlyInEvaluation(Function))
+    return false;
   return llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
     if (Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation)
       return true;

@@ -3196,3 +3196,54 @@ void process(const std::vector<std::string> &Files,
         << R.Out << R.Err;
   EXPECT_EQ(3u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
 }
+
+// A metrics helper that loops over the samples of a batch: called only from
+// the validation pass of another file, its reads are periodic evaluation
+// (silent); the same kind of helper called from the training loop is hot.
+TEST_F(ToolTest, HelpersOnlyValidationPassesCallAreNotHot) {
+  std::string Metrics = write("metrics.cpp", R"cpp(#include <torch/torch.h>
+double validationPsnr(const torch::Tensor &Pred) {
+  double Sum = 0;
+  for (int I = 0; I < Pred.size(0); ++I)
+    Sum += Pred[I].mean().item<double>();
+  return Sum;
+}
+double trainingPsnr(const torch::Tensor &Pred) {
+  double Sum = 0;
+  for (int I = 0; I < Pred.size(0); ++I)
+    Sum += Pred[I].mean().item<double>();
+  return Sum;
+}
+)cpp");
+  std::string Train = write("train.cpp", R"cpp(#include <torch/torch.h>
+double validationPsnr(const torch::Tensor &Pred);
+double trainingPsnr(const torch::Tensor &Pred);
+void train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+           torch::data::DataLoader<> &Loader,
+           torch::data::DataLoader<> &ValLoader, int Epochs) {
+  torch::Device Gpu(torch::kCUDA);
+  double Total = 0;
+  for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
+    for (auto &Batch : Loader) {
+      auto Out = Model(Batch.data.to(Gpu));
+      auto Loss = Out.mean();
+      Loss.backward();
+      Opt.step();
+      Total += trainingPsnr(Out);
+    }
+    torch::NoGradGuard NoGrad;
+    for (auto &Batch : ValLoader)
+      Total += validationPsnr(Model(Batch.data.to(Gpu)));
+  }
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {Metrics, Train, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("metrics.cpp:11:27: warning: 'item<double>()' "
+                       "synchronizes with the GPU on every iteration of the "
+                       "loop at line 10"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("metrics.cpp:5:")) << R.Out;
+}

@@ -1055,10 +1055,25 @@ DeviceInference::evaluateModule(const Expr *Original) {
       // A member built on the host and moved by a method of its class
       // (`cuda()` called for some objects only: a learner on the GPU,
       // rollout workers on the host) stays unknown.
+      // Built and moved by the same function (`detector = Net(...);
+      // detector->to(device);` in a setup method), every object that builds
+      // it moves it.
       const VarDecl *Object = objectVariable(Member);
       const bool OwnMovesOnly = Object && Object->hasLocalStorage();
+      auto MovedWhereBuilt = [&] {
+        const FunctionDecl *Builder =
+            Stored.Origin ? enclosingFunction(Stored.Origin, Ctx) : nullptr;
+        auto It = userCode().ModuleFieldMoves.find(Field);
+        return Builder && It != userCode().ModuleFieldMoves.end() &&
+               llvm::any_of(It->second,
+                            [&](const UserCodeIndex::ModuleFieldMove &Entry) {
+                              return enclosingFunction(Entry.Move, Ctx) ==
+                                     Builder;
+                            });
+      };
       if (Stored.Where == Placement::Unknown ||
-          (isHostPlacement(Stored.Where) && OwnMovesOnly))
+          (isHostPlacement(Stored.Where) &&
+           (OwnMovesOnly || MovedWhereBuilt())))
         if (auto It = userCode().ModuleFieldMoves.find(Field);
             It != userCode().ModuleFieldMoves.end()) {
           std::optional<Placement> Joined;

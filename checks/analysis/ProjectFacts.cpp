@@ -159,6 +159,12 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     // queues device work (not an evaluation pass), or unconditionally from
     // a function that does.
     ExecutionFrequency Frequency = analyzeFrequency(Site, Ctx);
+    // Called from an evaluation pass (a metrics helper's loop over the
+    // samples of each validation batch): periodic work, wherever it loops.
+    if (llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &L) {
+          return RoleOf(L.Loop) == LoopRole::Evaluation;
+        }))
+      Facts.EvaluationCalls.insert(functionKey(Callee));
     // Beside a step loop (a call that runs the optimisation of each scale)
     // the call runs once per round of that loop: not on every step.
     if (Frequency.Guard == GuardKind::None && !Frequency.isEpochLevel()) {
@@ -295,6 +301,11 @@ void ProjectFacts::propagateSteps() {
   }
 }
 
+bool ProjectFacts::calledOnlyInEvaluation(const FunctionDecl *Function) const {
+  return EvaluationCalls.contains(functionKey(Function)) &&
+         !stepOrigin(Function);
+}
+
 bool ProjectFacts::drivenByTraining(const FunctionDecl *Function) const {
   const StepOrigin *Origin = stepOrigin(Function);
   return Origin && TrainingLoops.contains(Origin->Loop);
@@ -315,6 +326,10 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const auto &[Key, Value] : *Roots)
       if (std::optional<llvm::StringRef> Loop = Value.getAsString())
         StepCalls.try_emplace(Key.str(), Loop->str());
+  if (const llvm::json::Array *Evaluation = Object->getArray("evaluationCalls"))
+    for (const llvm::json::Value &Key : *Evaluation)
+      if (std::optional<llvm::StringRef> Name = Key.getAsString())
+        EvaluationCalls.insert(*Name);
   if (const llvm::json::Array *Training = Object->getArray("trainingLoops"))
     for (const llvm::json::Value &Loop : *Training)
       if (std::optional<llvm::StringRef> Where = Loop.getAsString())
@@ -415,6 +430,9 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Training;
   for (const auto &Entry : TrainingLoops)
     Training.push_back(Entry.first().str());
+  llvm::json::Array Evaluation;
+  for (const auto &Entry : EvaluationCalls)
+    Evaluation.push_back(Entry.first().str());
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
@@ -433,6 +451,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"stepCalls", std::move(Roots)},
                             {"stepCallsIfWork", std::move(Conditional)},
                             {"trainingLoops", std::move(Training)},
+                            {"evaluationCalls", std::move(Evaluation)},
                             {"functions", std::move(Defined)},
                             {"calls", std::move(Edges)}};
 }

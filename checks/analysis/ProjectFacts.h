@@ -45,6 +45,7 @@ public:
   ///                          "unseenCallees": ["<key>", ...]}},
   ///  "calls": [["<caller key>", "<callee key>"], ...],
   ///  "trainingLoops": ["<file>:<line>", ...],
+  ///  "evaluationCalls": ["<callee key>", ...],
   ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"}}:
   /// the calls made on
   /// every iteration of a hot loop (or of a loop that is hot if a function
@@ -90,6 +91,9 @@ public:
   /// The loop that calls \p Function on each of its iterations, directly
   /// or through unconditional calls, in any file of the program.
   const StepOrigin *stepOrigin(const FunctionDecl *Function) const;
+  /// True if the program calls \p Function from evaluation passes (a
+  /// validation loop) and from no loop that runs on every step.
+  bool calledOnlyInEvaluation(const FunctionDecl *Function) const;
   /// True if the loop stepOrigin() names takes a training step.
   bool drivenByTraining(const FunctionDecl *Function) const;
 
@@ -133,6 +137,8 @@ private:
   llvm::StringMap<StepOrigin> Steps;
   /// The step loops ("file:line") that take a training step.
   llvm::StringSet<> TrainingLoops;
+  /// The functions some evaluation pass calls.
+  llvm::StringSet<> EvaluationCalls;
   bool UsesCuda = false;
 };
 
