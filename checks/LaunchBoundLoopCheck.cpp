@@ -2,6 +2,7 @@
 
 #include "LaunchBoundLoopCheck.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/LoopContext.h"
 #include "analysis/TranslationUnitAnalyses.h"
 #include "analysis/UserCodeTraversal.h"
@@ -142,6 +143,22 @@ LaunchBoundLoopCheck::verdictFor(const Stmt *Loop, ASTContext &Ctx) {
     // repeat launches to measure them.
     if (!ReportSetupAndTimingLoops &&
         Analyses->roleOf(Loop) != LoopRole::Steady)
+      return;
+    // Code the compiler could not resolve (a call on a type from a missing
+    // header) may sync or copy: no claim that nothing does.
+    bool Unresolved = false;
+    walkStmt(
+        loopBody(Loop),
+        [&](const Stmt &S) {
+          const auto *E = dyn_cast<Expr>(&S);
+          Unresolved |= E && E->containsErrors();
+          return Unresolved ? WalkStep::Stop : WalkStep::Continue;
+        },
+        [&](const Decl &D) {
+          Unresolved |= D.isInvalidDecl();
+          return Unresolved ? WalkStep::Stop : WalkStep::Continue;
+        });
+    if (Unresolved)
       return;
     V.Work = Capture->analyzeIteration(Loop);
     const IterationWork &Work = V.Work;

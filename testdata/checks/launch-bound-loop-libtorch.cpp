@@ -177,3 +177,23 @@ void replayed(at::cuda::CUDAGraph &Graph, const torch::Tensor &W, int Iters) {
     X = X.matmul(W) + X.matmul(W) + X.matmul(W) + X.matmul(W);
   }
 }
+
+// A sampler that builds its batch on the host and moves it to the device
+// its caller passes: an upload on every iteration of a GPU run.
+torch::Tensor sampleBatch(const torch::Device &Device) {
+  auto Batch = torch::empty({64, 4});
+  return Batch.to(Device);
+}
+void replayTraining(Mlp &Model, torch::optim::SGD &Optimizer, int Iters) {
+  torch::Device Device =
+      torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  Model.to(Device);
+  for (int I = 0; I < Iters; ++I) {
+    auto X = sampleBatch(Device);
+    Optimizer.zero_grad();
+    auto Out = Model.forward(X);
+    auto Loss = Out.pow(2.0).mean() + Out.mean();
+    Loss.backward();
+    Optimizer.step();
+  }
+}
