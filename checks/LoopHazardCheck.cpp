@@ -161,32 +161,6 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
 
 namespace {
 
-/// The parameter whose memory \p Address points into
-/// (`out.data.data()`, `&result[0]`, `dst + offset`), if any.
-const ParmVarDecl *parameterBehind(const Expr *Address) {
-  const Expr *E = Address;
-  while (E) {
-    E = E->IgnoreParenCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<ParmVarDecl>(Ref->getDecl());
-    if (const auto *Member = dyn_cast<MemberExpr>(E))
-      E = Member->getBase();
-    else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
-      E = Call->getImplicitObjectArgument();
-    else if (const auto *Unary = dyn_cast<UnaryOperator>(E))
-      E = Unary->getSubExpr();
-    else if (const auto *Element = dyn_cast<ArraySubscriptExpr>(E))
-      E = Element->getBase();
-    else if (const auto *Sum = dyn_cast<BinaryOperator>(E);
-             Sum && Sum->isAdditiveOp())
-      E = Sum->getLHS()->getType()->isPointerType() ? Sum->getLHS()
-                                                    : Sum->getRHS();
-    else
-      return nullptr;
-  }
-  return nullptr;
-}
-
 /// True if \p Copy, a cudaMemcpy to the host in \p Function, fills memory
 /// the caller passed for the result (`ImageU8 &out` of a filter another
 /// file calls per image) and that the function did not upload from: the
@@ -198,7 +172,8 @@ bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
   if (!Api || *Api != CudaApi::Memcpy || Copy->getNumArgs() < 2 ||
       !Function->hasBody())
     return false;
-  const ParmVarDecl *Result = parameterBehind(Copy->getArg(0));
+  const auto *Result =
+      dyn_cast_or_null<ParmVarDecl>(rootVariable(Copy->getArg(0)));
   if (!Result || !(Result->getType()->isReferenceType() ||
                    Result->getType()->isPointerType()))
     return false;
@@ -206,8 +181,7 @@ bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
       Function->getBody(), [&](const CallExpr &Call) {
         std::optional<Hazard> Upload = classifyHazard(&Call, Devices);
         return Upload && Upload->Kind == HazardKind::HostToDeviceCopy &&
-               Call.getNumArgs() > 1 &&
-               parameterBehind(Call.getArg(1)) == Result;
+               Call.getNumArgs() > 1 && rootVariable(Call.getArg(1)) == Result;
       });
 }
 

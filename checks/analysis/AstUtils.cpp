@@ -70,6 +70,32 @@ const Expr *ignoreTemporaries(const Expr *E) {
   return E;
 }
 
+const VarDecl *rootVariable(const Expr *E) {
+  while (E) {
+    E = ignoreTemporaries(E)->IgnoreParenCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      E = Member->getBase();
+    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+      E = Subscript->getBase();
+    else if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      E = Unary->getSubExpr();
+    else if (const auto *Bin = dyn_cast<BinaryOperator>(E);
+             Bin && Bin->isAdditiveOp())
+      E = Bin->getLHS()->getType()->isPointerType() ? Bin->getLHS()
+                                                    : Bin->getRHS();
+    else if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(E))
+      E = MemberCall->getImplicitObjectArgument();
+    else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+             Operator && Operator->getNumArgs() > 0)
+      E = Operator->getArg(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 const Expr *ignoreCopiesAndConversions(const Expr *E) {
   while (E) {
     E = ignoreTemporaries(E);

@@ -17,6 +17,10 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx);
 /// around class-typed values (cleanups, materialized and bound temporaries).
 const Expr *ignoreTemporaries(const Expr *E);
 
+/// The variable an lvalue or pointer expression designates or points into:
+/// `x`, `s.field`, `a[i]`, `*p`, `&x`, `p + 4`, `v.data()`, `(void *)p`.
+const VarDecl *rootVariable(const Expr *E);
+
 /// ignoreTemporaries, and also copies, moves and implicit converting
 /// constructions (`Device` to `TensorOptions`): down to the value as written.
 /// Explicit temporaries such as `torch::Device("cpu")` are kept.

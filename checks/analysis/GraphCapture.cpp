@@ -15,34 +15,6 @@
 namespace clang::tidy::xfer {
 namespace {
 
-/// The variable an lvalue or pointer expression designates or points into:
-/// `x`, `s.field`, `a[i]`, `*p`, `&x`, `p + 4`, `v.data()`.
-const VarDecl *rootVariable(const Expr *E) {
-  while (E) {
-    E = ignoreTemporaries(E);
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(Ref->getDecl());
-    if (const auto *Member = dyn_cast<MemberExpr>(E))
-      E = Member->getBase();
-    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
-      E = Subscript->getBase();
-    else if (const auto *Unary = dyn_cast<UnaryOperator>(E))
-      E = Unary->getSubExpr();
-    else if (const auto *Bin = dyn_cast<BinaryOperator>(E);
-             Bin && Bin->isAdditiveOp())
-      E = Bin->getLHS()->getType()->isPointerType() ? Bin->getLHS()
-                                                    : Bin->getRHS();
-    else if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(E))
-      E = MemberCall->getImplicitObjectArgument();
-    else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
-             Operator && Operator->getNumArgs() > 0)
-      E = Operator->getArg(0);
-    else
-      return nullptr;
-  }
-  return nullptr;
-}
-
 /// The direction of a cudaMemcpy* call when its kind argument is a
 /// constant, for the synchronous and asynchronous variants alike.
 std::optional<MemcpyDirection> copyDirection(const CallExpr *Call,
