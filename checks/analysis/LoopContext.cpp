@@ -2509,17 +2509,22 @@ bool handlesCudaError(const Stmt *S) {
   });
 }
 
+/// `if (st != cudaSuccess) { cudaFree(d); return st; }`: a check that
+/// reports a CUDA error and leaves the function.
+bool isCudaErrorExit(const IfStmt *If) {
+  return leavesFunction(If->getThen()) &&
+         (handlesCudaError(If->getCond()) || handlesCudaError(If->getThen()));
+}
+
 } // namespace
 
 bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
   const Stmt *Child = S;
   for (const Stmt *P = parentStmt(S, Ctx); P && !isLoopStmt(P);
-       Child = P, P = parentStmt(P, Ctx)) {
-    const auto *If = dyn_cast<IfStmt>(P);
-    if (If && Child == If->getThen() && leavesFunction(If->getThen()) &&
-        (handlesCudaError(If->getCond()) || handlesCudaError(If->getThen())))
+       Child = P, P = parentStmt(P, Ctx))
+    if (const auto *If = dyn_cast<IfStmt>(P);
+        If && Child == If->getThen() && isCudaErrorExit(If))
       return true;
-  }
   return false;
 }
 
@@ -2838,9 +2843,7 @@ bool waitsBesideReadBack(
         // `if (st != cudaSuccess) { cudaFree(d); return st; }`: the error
         // check leaves on failure; the normal path goes on to the copy.
         if (If && !If->getElse() && !HasReadBack(If->getCond()) &&
-            leavesFunction(If->getThen()) &&
-            (handlesCudaError(If->getCond()) ||
-             handlesCudaError(If->getThen())))
+            isCudaErrorExit(If))
           continue;
         if (Forward && If && !If->getElse() &&
             holdsOnEveryIteration(If->getCond(), Ctx))
