@@ -140,10 +140,8 @@ bool onlyMovedFrom(const VarDecl *Variable, const CXXMemberCallExpr *Move,
                    const Stmt *Body, ASTContext &Ctx) {
   const Expr *Object =
       ignoreCopiesAndConversions(Move->getImplicitObjectArgument());
-  const Stmt *Consumer = parentStmt(Move, Ctx);
-  while (isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr,
-                         CXXBindTemporaryExpr, ParenExpr>(Consumer))
-    Consumer = parentStmt(Consumer, Ctx);
+  const Stmt *MoveSide = nullptr;
+  const Stmt *Consumer = consumerOf(Move, Ctx, &MoveSide);
   const Expr *ReplacedTarget = nullptr;
   if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Consumer);
       Assign && Assign->getOpcode() == BO_Assign)

@@ -401,17 +401,17 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   // loop under `if (step % eval_every == 0)`) or once (`if (last_step)`).
   if (ReportEvaluationLoops)
     return true;
-  // A helper that only validation passes call (per-sample metrics).
-  if (const FunctionDecl *Function = enclosingFunction(S, Ctx);
-      Facts && Function && Facts->calledOnlyInEvaluation(Function))
+  if (llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        if (Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation)
+          return true;
+        ExecutionFrequency Around = analyzeFrequency(Loop.Loop, Ctx);
+        return Around.inLoop() && Around.Guard != GuardKind::None &&
+               Around.relativeFrequency() * 100.0 < MinFrequencyPercent;
+      }))
     return false;
-  return llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-    if (Analyses->roleOf(Loop.Loop) == LoopRole::Evaluation)
-      return true;
-    ExecutionFrequency Around = analyzeFrequency(Loop.Loop, Ctx);
-    return Around.inLoop() && Around.Guard != GuardKind::None &&
-           Around.relativeFrequency() * 100.0 < MinFrequencyPercent;
-  });
+  // A helper that only validation passes call (per-sample metrics).
+  const FunctionDecl *Function = enclosingFunction(S, Ctx);
+  return !(Facts && Function && Facts->calledOnlyInEvaluation(Function));
 }
 
 bool LoopHazardCheck::runsAHandfulOfTimesOnce(

@@ -70,6 +70,20 @@ const Expr *ignoreTemporaries(const Expr *E) {
   return E;
 }
 
+const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child) {
+  const Stmt *Current = Use;
+  for (const Stmt *P = parentStmt(Use, Ctx); P;
+       Current = P, P = parentStmt(P, Ctx)) {
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr,
+            CXXBindTemporaryExpr, CXXConstructExpr>(P))
+      continue;
+    *Child = Current;
+    return P;
+  }
+  *Child = Current;
+  return nullptr;
+}
+
 const VarDecl *rootVariable(const Expr *E) {
   while (E) {
     E = ignoreTemporaries(E)->IgnoreParenCasts();

@@ -17,6 +17,10 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx);
 /// around class-typed values (cleanups, materialized and bound temporaries).
 const Expr *ignoreTemporaries(const Expr *E);
 
+/// The expression \p Use feeds, looking through implicit conversions and
+/// temporaries; \p Child is set to the node of \p Use's side it holds.
+const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child);
+
 /// The variable an lvalue or pointer expression designates or points into:
 /// `x`, `s.field`, `a[i]`, `*p`, `&x`, `p + 4`, `v.data()`, `(void *)p`.
 const VarDecl *rootVariable(const Expr *E);

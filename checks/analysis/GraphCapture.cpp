@@ -759,23 +759,18 @@ void GraphCaptureAnalysis::collect(const Stmt *Root, const Stmt *Loop,
     }
     // A host tensor moved to a device the caller chooses (`t.to(dev)` in
     // a sampler taking `dev`): on a GPU run an upload, which a capture
-    // cannot replay with new data.
+    // cannot replay with new data. (classifyHazard takes only moves to a
+    // known GPU for uploads.)
     if (std::optional<TorchCall> Torch = identifyTorchCall(Call);
-        Torch && Torch->Subject &&
-        (Torch->Op == TorchOp::Cuda ||
-         (Torch->Op == TorchOp::To && Call->getNumArgs() > 0 &&
-          !isTensorType(Call->getArg(0)->getType()))) &&
-        Devices.tensorPlacement(Torch->Subject).Where == Placement::Cpu) {
-      std::optional<PlacementFact> Target =
-          Torch->Op == TorchOp::Cuda
-              ? std::optional<PlacementFact>(PlacementFact{Placement::Cuda})
-              : Devices.deviceValue(Call->getArg(0));
-      if (Target && (Target->Where == Placement::Cuda ||
-                     Target->Where == Placement::MaybeCuda)) {
+        Torch && Torch->Op == TorchOp::To && Torch->Subject &&
+        Call->getNumArgs() > 0 && !isTensorType(Call->getArg(0)->getType()) &&
+        Devices.tensorPlacement(Torch->Subject).Where == Placement::Cpu)
+      if (std::optional<PlacementFact> Target =
+              Devices.deviceValue(Call->getArg(0));
+          Target && Target->Where == Placement::MaybeCuda) {
         Block(CaptureBlocker::Copy, Torch->Spelling, {Call});
         continue;
       }
-    }
     // Unknown placement is no evidence of a GPU for a launch, but may
     // still be one for a sync: a capture must not be recommended past it.
     if (std::optional<Hazard> H = classifyHazard(Call, Devices)) {

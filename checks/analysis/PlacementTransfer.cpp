@@ -204,9 +204,6 @@ bool isHostAllocationFunction(const FunctionDecl *FD) {
          Name == "aligned_alloc";
 }
 
-/// True for LibTorch modules without parameters or buffers (losses,
-/// activations, dropout, pooling, reshaping): they run on whatever device
-/// their inputs are on, so where they were built says nothing.
 /// True for a module class of the program's own that holds a module or
 /// registers a parameter, buffer or submodule in a constructor defined here
 /// (LibTorch's own classes: true). One whose constructors are defined in
@@ -242,6 +239,9 @@ bool registersParametersHere(const CXXRecordDecl *Class) {
   });
 }
 
+/// True for LibTorch modules without parameters or buffers (losses,
+/// activations, dropout, pooling, reshaping): they run on whatever device
+/// their inputs are on, so where they were built says nothing.
 bool isParameterFreeModuleType(QualType T) {
   const CXXRecordDecl *RD =
       T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
@@ -1060,38 +1060,36 @@ DeviceInference::evaluateModule(const Expr *Original) {
       // it moves it.
       const VarDecl *Object = objectVariable(Member);
       const bool OwnMovesOnly = Object && Object->hasLocalStorage();
+      auto Moves = userCode().ModuleFieldMoves.find(Field);
+      const bool Moved = Moves != userCode().ModuleFieldMoves.end();
       auto MovedWhereBuilt = [&] {
         const FunctionDecl *Builder =
             Stored.Origin ? enclosingFunction(Stored.Origin, Ctx) : nullptr;
-        auto It = userCode().ModuleFieldMoves.find(Field);
-        return Builder && It != userCode().ModuleFieldMoves.end() &&
-               llvm::any_of(It->second,
+        return Builder &&
+               llvm::any_of(Moves->second,
                             [&](const UserCodeIndex::ModuleFieldMove &Entry) {
                               return enclosingFunction(Entry.Move, Ctx) ==
                                      Builder;
                             });
       };
-      if (Stored.Where == Placement::Unknown ||
-          (isHostPlacement(Stored.Where) &&
-           (OwnMovesOnly || MovedWhereBuilt())))
-        if (auto It = userCode().ModuleFieldMoves.find(Field);
-            It != userCode().ModuleFieldMoves.end()) {
-          std::optional<Placement> Joined;
-          const CXXMemberCallExpr *First = nullptr;
-          for (const auto &[Move, MovedObject] : It->second) {
-            if (OwnMovesOnly && MovedObject != Object)
-              continue;
-            std::optional<PlacementFact> Device =
-                evaluateDevice(Move->getArg(0));
-            Placement Where = Device ? Device->Where : Placement::Unknown;
-            Joined = Joined ? joinPlacements(*Joined, Where) : Where;
-            First = First ? First : Move;
-          }
-          if (Joined && *Joined != Placement::Unknown)
-            return makeFact(*Joined, First,
-                            "moved by to() to a " +
-                                placementName(*Joined).str() + " device");
+      if (Moved && (Stored.Where == Placement::Unknown ||
+                    (isHostPlacement(Stored.Where) &&
+                     (OwnMovesOnly || MovedWhereBuilt())))) {
+        std::optional<Placement> Joined;
+        const CXXMemberCallExpr *First = nullptr;
+        for (const auto &[Move, MovedObject] : Moves->second) {
+          if (OwnMovesOnly && MovedObject != Object)
+            continue;
+          std::optional<PlacementFact> Device = evaluateDevice(Move->getArg(0));
+          Placement Where = Device ? Device->Where : Placement::Unknown;
+          Joined = Joined ? joinPlacements(*Joined, Where) : Where;
+          First = First ? First : Move;
         }
+        if (Joined && *Joined != Placement::Unknown)
+          return makeFact(*Joined, First,
+                          "moved by to() to a " + placementName(*Joined).str() +
+                              " device");
+      }
       return isHostPlacement(Stored.Where) ? PlacementFact{} : Stored;
     }
   if (const CXXMemberCallExpr *Move = asModuleMove(Original)) {

@@ -12,22 +12,6 @@
 namespace clang::tidy::xfer {
 namespace {
 
-/// The expression a use of a variable feeds, looking through implicit
-/// conversions and temporaries.
-const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child) {
-  const Stmt *Current = Use;
-  for (const Stmt *P = parentStmt(Use, Ctx); P;
-       Current = P, P = parentStmt(P, Ctx)) {
-    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, ParenExpr,
-            CXXBindTemporaryExpr, CXXConstructExpr>(P))
-      continue;
-    *Child = Current;
-    return P;
-  }
-  *Child = Current;
-  return nullptr;
-}
-
 bool isPointerToConst(QualType T) {
   return T->isPointerType() && T->getPointeeType().isConstQualified();
 }
