@@ -1964,6 +1964,81 @@ bool runsUntilDeviceSaysDone(const Stmt *Loop, ASTContext &Ctx) {
   });
 }
 
+/// The functions \p Body calls, leaving out the standard library's and
+/// operators (printing, containers), which say nothing about the work.
+llvm::SmallPtrSet<const FunctionDecl *, 16> workCallees(const Stmt *Body) {
+  llvm::SmallPtrSet<const FunctionDecl *, 16> Callees;
+  walkStmt(Body, [&](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CallExpr>(&S))
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && !Callee->isInStdNamespace() &&
+          !Callee->isOverloadedOperator() && !readsClock(*Callee))
+        Callees.insert(Callee->getCanonicalDecl());
+    return WalkStep::Continue;
+  });
+  return Callees;
+}
+
+/// True if \p Loop times its work: its body reads a clock, or clock
+/// readings frame it in its block.
+bool timesItsWork(const Stmt *Loop, ASTContext &Ctx) {
+  if (callsTimer(loopBody(Loop)))
+    return true;
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
+  if (!Block)
+    return false;
+  auto It = llvm::find(Block->body(), Loop);
+  return It != Block->body().begin() && It != Block->body().end() &&
+         callsTimer(*std::prev(It)) && std::next(It) != Block->body().end() &&
+         callsTimer(*std::next(It));
+}
+
+/// True if \p Loop warms up a measurement: one of the next few statements
+/// of its block (or of the block around a bare `{ ... }` holding it) is a
+/// loop that times its work and calls everything \p Loop calls (the same
+/// inference or pipeline run untimed first, so that the timed runs see a
+/// warm device).
+bool warmsUpTimedLoop(const Stmt *Loop, ASTContext &Ctx) {
+  if (timesItsWork(Loop, Ctx))
+    return false;
+  llvm::SmallPtrSet<const FunctionDecl *, 16> Warm = workCallees(Loop);
+  if (Warm.empty())
+    return false;
+  auto SameWorkTimed = [&](const Stmt &S) {
+    if (!isLoopStmt(&S) || !timesItsWork(&S, Ctx))
+      return false;
+    llvm::SmallPtrSet<const FunctionDecl *, 16> Timed = workCallees(&S);
+    return llvm::all_of(
+        Warm, [&](const FunctionDecl *F) { return Timed.contains(F); });
+  };
+  constexpr unsigned Window = 6;
+  const Stmt *Child = Loop;
+  for (unsigned Level = 0; Level < 2; ++Level) {
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Child, Ctx));
+    if (!Block)
+      return false;
+    auto It = llvm::find(Block->body(), Child);
+    if (It == Block->body().end())
+      return false;
+    unsigned Seen = 0;
+    for (auto Next = std::next(It);
+         Next != Block->body().end() && Seen < Window; ++Next, ++Seen) {
+      // A timed loop itself, or inside a bare block or scope guard's block.
+      if (SameWorkTimed(**Next))
+        return true;
+      if (const auto *Inner = dyn_cast<CompoundStmt>(*Next))
+        if (llvm::any_of(Inner->body(),
+                         [&](const Stmt *S) { return SameWorkTimed(*S); }))
+          return true;
+    }
+    // `{ InferenceMode guard; for (...) ...; }`: look past the bare block.
+    if (!isa_and_nonnull<CompoundStmt>(parentStmt(Block, Ctx)))
+      return false;
+    Child = Block;
+  }
+  return false;
+}
+
 } // namespace
 
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
@@ -1981,6 +2056,8 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;
+  if (warmsUpTimedLoop(Loop, Ctx))
+    return LoopRole::TimingHarness;
   // A loop between two clock readings repeats its work to time it.
   const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
   if (!Block)
