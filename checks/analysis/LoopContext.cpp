@@ -2039,6 +2039,44 @@ bool warmsUpTimedLoop(const Stmt *Loop, ASTContext &Ctx) {
   return false;
 }
 
+/// True if \p Loop reads its counter only to report progress
+/// (`if ((run + 1) % 5 == 0) printf(...)`), or not at all.
+bool readsCounterOnlyToLog(const Stmt *Loop) {
+  const VarDecl *Counter = loopCounter(Loop);
+  const Stmt *Body = loopBody(Loop);
+  if (!Counter || !Body)
+    return true;
+  bool Beyond = false;
+  walkStmt(Body, [&](const Stmt &S) {
+    if (const auto *If = dyn_cast<IfStmt>(&S);
+        If && !If->getElse() && branchLogs(If->getThen()))
+      return WalkStep::SkipChildren;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+        Ref && Ref->getDecl() == Counter) {
+      Beyond = true;
+      return WalkStep::Stop;
+    }
+    return WalkStep::Continue;
+  });
+  return !Beyond;
+}
+
+/// True if \p Loop repeats the same work a fixed number of times and reads
+/// a clock before and after it in each run, to average its time (a solver
+/// run 50 times): a benchmark. Training epochs timed one by one are not.
+bool timesEachRepetition(const Stmt *Loop, ASTContext &Ctx) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Body || !constantTripCount(Loop, Ctx))
+    return false;
+  unsigned ClockReadings =
+      llvm::count_if(Body->body(), [](const Stmt *S) { return callsTimer(S); });
+  if (ClockReadings < 2 || !readsCounterOnlyToLog(Loop) ||
+      carriesValuesAcrossIterations(Body))
+    return false;
+  return !trainsInLoop(Loop, Ctx.getSourceManager()) &&
+         !runsUntilDeviceSaysDone(Loop, Ctx);
+}
+
 } // namespace
 
 LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
@@ -2056,7 +2094,7 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;
-  if (warmsUpTimedLoop(Loop, Ctx))
+  if (warmsUpTimedLoop(Loop, Ctx) || timesEachRepetition(Loop, Ctx))
     return LoopRole::TimingHarness;
   // A loop between two clock readings repeats its work to time it.
   const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
