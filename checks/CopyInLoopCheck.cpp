@@ -64,6 +64,61 @@ const Stmt *statementOfBlock(const Stmt *S, const CompoundStmt *Block,
   return nullptr;
 }
 
+/// True for a literal, possibly negated or cast (`true`, `0`, `-1.0f`).
+bool isLiteralValue(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *Minus = dyn_cast<UnaryOperator>(E);
+      Minus && Minus->getOpcode() == UO_Minus)
+    E = Minus->getSubExpr()->IgnoreParenCasts();
+  return isa<IntegerLiteral, CXXBoolLiteralExpr, FloatingLiteral,
+             CharacterLiteral>(E);
+}
+
+/// The statement just before \p Upload in its block that sets all of
+/// \p Source the upload sends to a literal (`*done = true;`, `flag = 0;`,
+/// `memset(counts, 0, n)`), with nothing else writing it in between.
+const Stmt *constantResetBefore(const CallExpr *Upload, const VarDecl *Source,
+                                ASTContext &Ctx) {
+  const Stmt *Child = Upload;
+  const Stmt *Parent = parentStmt(Upload, Ctx);
+  while (Parent && !isa<CompoundStmt>(Parent)) {
+    Child = Parent;
+    Parent = parentStmt(Parent, Ctx);
+  }
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
+  if (!Block)
+    return nullptr;
+  auto It = llvm::find(Block->body(), Child);
+  constexpr unsigned Window = 3;
+  unsigned Seen = 0;
+  auto NamesSource = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Deref = dyn_cast<UnaryOperator>(E);
+        Deref && Deref->getOpcode() == UO_Deref)
+      E = Deref->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref && Ref->getDecl() == Source;
+  };
+  for (; It != Block->body().begin() && Seen < Window; ++Seen) {
+    const Stmt *Previous = *--It;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(Previous);
+        Assign && Assign->getOpcode() == BO_Assign &&
+        NamesSource(Assign->getLHS()) && isLiteralValue(Assign->getRHS()) &&
+        Assign->getLHS()->getType()->isScalarType())
+      return Previous;
+    if (const auto *Call = dyn_cast<CallExpr>(Previous);
+        Call && Call->getDirectCallee() && Call->getNumArgs() == 3 &&
+        isNamed(Call->getDirectCallee(), "memset") &&
+        NamesSource(Call->getArg(0)) && isLiteralValue(Call->getArg(1)))
+      return Previous;
+    if (containsMatch<DeclRefExpr>(Previous, [&](const DeclRefExpr &Ref) {
+          return Ref.getDecl() == Source;
+        }))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 std::optional<CopyInLoopCheck::ReturnedReadBack>
@@ -158,6 +213,11 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
   if (isWithin(Call, Loop, Ctx)) {
+    // A flag reset by uploading a constant the host has just written.
+    if (const Stmt *Reset = constantResetBefore(Call, Source, Ctx)) {
+      ConstantResets[Call] = Reset;
+      return true;
+    }
     if (std::optional<ReturnedReadBack> Returned =
             returnedReadBack(Call, Source, Loop, Ctx)) {
       ReturnedReadBacks[Call] = *Returned;
@@ -212,6 +272,13 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
            << (ChangedIn != nullptr)
            << (ChangedIn ? lineOf(ChangedIn, SM) : 0u);
   }
+  if (auto Reset = ConstantResets.find(Call); Reset != ConstantResets.end())
+    return diag(Call->getExprLoc(),
+                "'%0' copies '%1' to the GPU %2 only to set it to the constant "
+                "the host wrote at line %3: set the device copy with "
+                "cudaMemsetAsync or a kernel instead, which does not wait")
+           << H.Operation << Source->getName() << FrequencyPhrase
+           << lineOf(Reset->second, Ctx.getSourceManager());
   // A constant flag or counter keeps the reset advice below.
   if (!isScalarCopy(Source) && holdsConstantValues(Source, Ctx))
     return diag(Call->getExprLoc(),

@@ -46,6 +46,9 @@ private:
                                                    const Stmt *Loop,
                                                    ASTContext &Ctx);
   llvm::DenseMap<const CallExpr *, ReturnedReadBack> ReturnedReadBacks;
+  /// Uploads of a value the host sets to a constant just before them in
+  /// the iteration (`*done = true;`), with that assignment.
+  llvm::DenseMap<const CallExpr *, const Stmt *> ConstantResets;
 };
 
 } // namespace clang::tidy::xfer

@@ -78,3 +78,39 @@ void changingWeights(float *Out, const float *In, float *DeviceWeights,
     blur(Out, In, DeviceWeights);
   }
 }
+
+// A flag or counter the host sets to a constant and uploads on every
+// iteration (a search resetting its "done" flag each level) is a reset the
+// device can do itself; a value the host computes is new data.
+void relaxLevel(bool *DeviceDone, int Level);
+void levelSynchronousSearch(bool *HostDone, bool *DeviceDone) {
+  int Level = 0;
+  while (!(*HostDone)) {
+    *HostDone = true;
+    cudaMemcpy(DeviceDone, HostDone, sizeof(bool), cudaMemcpyHostToDevice);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'HostDone' to the GPU on every iteration of the loop at line 88 only to set it to the constant the host wrote at line 89: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
+    // XFER-NOTE: :88:3: note: loop starts here
+    relaxLevel(DeviceDone, Level);
+    cudaMemcpy(HostDone, DeviceDone, sizeof(bool), cudaMemcpyDeviceToHost);
+    ++Level;
+  }
+}
+
+extern "C" void *memset(void *, int, unsigned long);
+void countFrontier(int *DeviceCount, float *Device);
+int frontierSizes(int *DeviceCount, float *Device, int Levels) {
+  int Total = 0;
+  for (int L = 0; L < Levels; ++L) {
+    int Count = 0;
+    Total += L;
+    int Seed = Total * 2;
+    cudaMemcpy(DeviceCount, &Seed, sizeof(int), cudaMemcpyHostToDevice);
+    countFrontier(DeviceCount, Device);
+    int Zero;
+    memset(&Zero, 0, sizeof(int));
+    Zero = Total;
+    cudaMemcpy(DeviceCount, &Zero, sizeof(int), cudaMemcpyHostToDevice);
+    (void)Count;
+  }
+  return Total;
+}
