@@ -2068,10 +2068,23 @@ bool timesEachRepetition(const Stmt *Loop, ASTContext &Ctx) {
   const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
   if (!Body || !constantTripCount(Loop, Ctx))
     return false;
-  unsigned ClockReadings =
-      llvm::count_if(Body->body(), [](const Stmt *S) { return callsTimer(S); });
-  if (ClockReadings < 2 || !readsCounterOnlyToLog(Loop) ||
-      carriesValuesAcrossIterations(Body))
+  // The clock readings frame all of the iteration's device work.
+  auto Statements = Body->body();
+  auto First =
+      llvm::find_if(Statements, [](const Stmt *S) { return callsTimer(S); });
+  auto Last = std::find_if(std::make_reverse_iterator(Statements.end()),
+                           std::make_reverse_iterator(Statements.begin()),
+                           [](const Stmt *S) { return callsTimer(S); });
+  if (First == Statements.end() || &*Last == &*First)
+    return false;
+  auto QueuesWork = [&](const Stmt *S) {
+    return queuesDeviceWork(S, Ctx, UnseenFunctions{});
+  };
+  if (std::any_of(Statements.begin(), First, QueuesWork) ||
+      std::any_of(std::make_reverse_iterator(Statements.end()), Last,
+                  QueuesWork))
+    return false;
+  if (!readsCounterOnlyToLog(Loop) || carriesValuesAcrossIterations(Body))
     return false;
   return !trainsInLoop(Loop, Ctx.getSourceManager()) &&
          !runsUntilDeviceSaysDone(Loop, Ctx);
@@ -2631,6 +2644,13 @@ bool isCudaErrorExit(const IfStmt *If) {
          (handlesCudaError(If->getCond()) || handlesCudaError(If->getThen()));
 }
 
+/// `if (status) printf("Error %s", cudaGetErrorString(status));`: a check
+/// that only reports a CUDA error and queues no work.
+bool isCudaErrorReport(const IfStmt *If, ASTContext &Ctx) {
+  return handlesCudaError(If->getCond()) && branchLogs(If->getThen()) &&
+         !queuesDeviceWork(If->getThen(), Ctx, UnseenFunctions{});
+}
+
 } // namespace
 
 bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
@@ -2681,6 +2701,41 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
   });
 }
 
+namespace {
+
+/// The field of a local struct that is the host destination of a copy
+/// (`cudaMemcpy(HostMem.flags, ...)`, `&state.count`).
+const MemberExpr *hostBufferField(const CallExpr *Copy) {
+  std::optional<CudaApi> Api = identifyCudaCall(Copy);
+  if (!Api || Copy->getNumArgs() == 0)
+    return nullptr;
+  const Expr *Destination = Copy->getArg(0)->IgnoreParenCasts();
+  if (const auto *AddressOf = dyn_cast<UnaryOperator>(Destination);
+      AddressOf && AddressOf->getOpcode() == UO_AddrOf)
+    Destination = AddressOf->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Field = dyn_cast<MemberExpr>(Destination);
+  if (!Field || !isa<FieldDecl>(Field->getMemberDecl()))
+    return nullptr;
+  const auto *Base =
+      dyn_cast<DeclRefExpr>(Field->getBase()->IgnoreParenImpCasts());
+  const auto *Holder = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  return Holder && Holder->hasLocalStorage() ? Field : nullptr;
+}
+
+/// True if \p S reads the same field of the same variable as \p Field.
+bool readsField(const Stmt *S, const MemberExpr *Field) {
+  return containsMatch<MemberExpr>(S, [&](const MemberExpr &Member) {
+    const auto *Base =
+        dyn_cast<DeclRefExpr>(Member.getBase()->IgnoreParenImpCasts());
+    return Member.getMemberDecl() == Field->getMemberDecl() && Base &&
+           Base->getDecl() ==
+               cast<DeclRefExpr>(Field->getBase()->IgnoreParenImpCasts())
+                   ->getDecl();
+  });
+}
+
+} // namespace
+
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx) {
   if (!isLoopStmt(Loop))
@@ -2715,6 +2770,33 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
   };
   if (const VarDecl *Destination = readBackDestination(ReadBack, Ctx))
     return DecidesExit(Destination);
+  // `cudaMemcpy(host.active, dev.active, ...)`, then a total of
+  // `host.active[i]` tested by the loop: the struct holding the buffer
+  // stands for it.
+  if (const MemberExpr *Field = hostBufferField(ReadBack)) {
+    auto ReadsFieldOrDerived = [&](const Stmt *S) {
+      if (readsField(S, Field))
+        return true;
+      bool Derived = false;
+      walkStmt(Body, [&](const Stmt &Part) {
+        std::optional<AssignmentParts> Assign = assignmentParts(Part);
+        const auto *Ref =
+            Assign
+                ? dyn_cast<DeclRefExpr>(Assign->Target->IgnoreParenImpCasts())
+                : nullptr;
+        const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        if (Var && readsField(Assign->Value, Field) &&
+            llvm::any_of(
+                valuesDerivedFrom(Var, Body),
+                [&](const VarDecl *From) { return refersTo(S, From); }))
+          Derived = true;
+        return Derived ? WalkStep::Stop : WalkStep::Continue;
+      });
+      return Derived;
+    };
+    return (Condition && ReadsFieldOrDerived(Condition)) ||
+           exitDecidedBy(Body, Condition, ReadsFieldOrDerived);
+  }
   // A function that reads back inside and hands its verdict out through an
   // argument: step(params, state) ... while (state.errorTooLarge).
   const FunctionDecl *Callee = ReadBack->getDirectCallee();
@@ -2958,7 +3040,7 @@ bool waitsBesideReadBack(
         // `if (st != cudaSuccess) { cudaFree(d); return st; }`: the error
         // check leaves on failure; the normal path goes on to the copy.
         if (If && !If->getElse() && !HasReadBack(If->getCond()) &&
-            isCudaErrorExit(If))
+            (isCudaErrorExit(If) || isCudaErrorReport(If, Ctx)))
           continue;
         if (Forward && If && !If->getElse() &&
             holdsOnEveryIteration(If->getCond(), Ctx))
