@@ -214,11 +214,27 @@ TEST(TraceModelTest, AllocationsOwnTheirIdleTimeButNotTheIdleAfter) {
   EXPECT_EQ(number(Alloc, "estimatedSavingMicroseconds"), 20);
 }
 
-TEST(TraceModelTest, AnAllocationWhileTheDeviceIsBusySavesNothing) {
+TEST(TraceModelTest, AnAllocationBesideDeviceWorkSavesTheIdleItDelayed) {
+  Trace T;
+  T.kernel(0, 100);
+  T.call(T.site(11), 3, 80, 120).MayWaitForDevice = false;
+  T.kernel(150, 200);
+  T.kernel(210, 300);
+  llvm::json::Object Site = siteAt(T.summary(), 11);
+  EXPECT_EQ(number(Site, "blockedMicroseconds"), 40);
+  EXPECT_EQ(number(Site, "ownMicroseconds"), 20);
+  EXPECT_EQ(number(Site, "gpuIdleMicroseconds"), 0);
+  // 20 + min(20 beside the kernel, 30 of the first gap after it returned;
+  // not the later gap).
+  EXPECT_EQ(number(Site, "estimatedSavingMicroseconds"), 40);
+}
+
+TEST(TraceModelTest, AnAllocationWhileTheDeviceStaysBusySavesNothing) {
   Trace T;
   T.kernel(0, 200);
   T.call(T.site(11), 3, 50, 80).MayWaitForDevice = false;
-  T.kernel(210, 300);
+  // Work was queued before the device finished: the host was not late.
+  T.kernel(200, 300);
   llvm::json::Object Site = siteAt(T.summary(), 11);
   EXPECT_EQ(number(Site, "blockedMicroseconds"), 30);
   EXPECT_EQ(number(Site, "ownMicroseconds"), 0);

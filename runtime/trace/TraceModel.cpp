@@ -281,6 +281,21 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
             : idleWithin(Merged, Call.EnterNs,
                          std::min(Call.ExitNs, (Span - 1)->EndNs));
     Totals.OwnNs += std::min(Blocked, IdleInsideNs + CopyInsideNs);
+    // A call that never waits is charged no idle; what it spent beside the
+    // device's work delayed the host's next launch, so the first gap after
+    // it returned is the idle its time caused.
+    if (!Call.MayWaitForDevice && Span != Charged.begin()) {
+      size_t Next =
+          size_t(std::upper_bound(Merged.begin(), Merged.end(), Call.ExitNs,
+                                  [](uint64_t T, const BusyInterval &B) {
+                                    return T < B.StartNs;
+                                  }) -
+                 Merged.begin());
+      if (Next > 0 && Next < Merged.size())
+        Totals.IdleAfterNs +=
+            overlapNs(std::max(Merged[Next - 1].EndNs, Call.ExitNs),
+                      Merged[Next].StartNs, Call.ExitNs, (Span - 1)->EndNs);
+    }
     std::string Path = Input.ApiNames[Call.ApiNameId];
     if (!Site.CalledFunction.empty())
       Path += " under " + Site.CalledFunction;

@@ -125,7 +125,8 @@ struct TraceInput {
 /// removing the call saves it whether the loop is host- or device-bound.
 /// The rest is saved only as far as the device was idle because of the
 /// wait: the GPU idle time charged to the call after it returned, plus the
-/// device time of its copies outside the call. Per site:
+/// device time of its copies outside the call (for an allocation, which is
+/// charged no idle: the first gap after it returned). Per site:
 ///   own + min(blocked - own, idle after return + copies outside the call).
 /// For a blocking call whose copies run inside it, this is min(blocked,
 /// GPU idle charged + copy time), the figure before the split; it adds the
