@@ -1,7 +1,8 @@
 //===--- TraceModelTest.cpp - xfer-trace's arithmetic, without a GPU ------===//
 //
 // summarize() on hand-built traces: GPU idle time charged to the blocking
-// call entered last, the estimated saving per site, copies attributed
+// call entered last, the estimated saving per site (a call's own host time
+// and the idle its wait caused), copies attributed
 // through runtime and driver correlation ids, the window, and the ranking.
 // Times are whole microseconds, so every figure is exact.
 //
@@ -28,8 +29,8 @@ class Trace {
 public:
   Trace() {
     Input.Window = {us(0), us(1000)};
-    Input.ApiNames = {"cudaMemcpy", "cudaStreamSynchronize",
-                      "cudaMemcpyAsync"};
+    Input.ApiNames = {"cudaMemcpy", "cudaStreamSynchronize", "cudaMemcpyAsync",
+                      "cudaMalloc"};
   }
 
   /// A stack whose first user frame is train.cpp:\p Line.
@@ -150,6 +151,95 @@ TEST(TraceModelTest, CopyThenIdleDeviceChargesTheGapToTheCopy) {
   EXPECT_EQ(number(Site, "gpuIdleMicroseconds"), 20);
   // min(blocked 92, idle 20 + copy 10).
   EXPECT_EQ(number(Site, "estimatedSavingMicroseconds"), 30);
+}
+
+TEST(TraceModelTest, PageableUploadReturningBusyStillSavesItsHostTime) {
+  Trace T;
+  T.kernel(0, 10);
+  T.call(T.site(9), 1, 5, 10); // a synchronization drains the device
+  // A pageable upload stages its data while the device idles, and returns
+  // while the DMA of its last chunk still runs (then the next kernel).
+  T.call(T.site(10), 0, 20, 120);
+  T.Input.RuntimeCopies.emplace(2, T.copy(100, 125, 1 << 20, true));
+  T.kernel(125, 200);
+  llvm::json::Object Summary = T.summary();
+  llvm::json::Object Upload = siteAt(Summary, 10);
+  EXPECT_EQ(number(Upload, "blockedMicroseconds"), 100);
+  // Not a blocking call: no idle is charged to it.
+  EXPECT_EQ(number(Upload, "gpuIdleMicroseconds"), 0);
+  EXPECT_EQ(number(Upload, "copyDeviceMicroseconds"), 25);
+  // Idle 20..100 and its copy 100..120: all its host time is its own.
+  EXPECT_EQ(number(Upload, "ownMicroseconds"), 100);
+  // 100 + min(0 waited, 5 of copy after it returned).
+  EXPECT_EQ(number(Upload, "estimatedSavingMicroseconds"), 100);
+  // The synchronization keeps the idle after it, upload included.
+  llvm::json::Object Sync = siteAt(Summary, 9);
+  EXPECT_EQ(number(Sync, "gpuIdleMicroseconds"), 90);
+  EXPECT_EQ(number(Sync, "ownMicroseconds"), 0);
+  EXPECT_EQ(number(Sync, "estimatedSavingMicroseconds"), 5);
+  EXPECT_EQ(rankedLines(Summary), (std::vector<int64_t>{10, 9}));
+}
+
+TEST(TraceModelTest, WaitingForEarlierWorkIsNotTheCallsOwnTime) {
+  Trace T;
+  T.kernel(0, 100);
+  T.Input.RuntimeCopies.emplace(1, T.copy(100, 110, 4, /*Pageable=*/false));
+  T.kernel(140, 200);
+  T.call(T.site(10), 0, 20, 130);
+  llvm::json::Object Site = siteAt(T.summary(), 10);
+  EXPECT_EQ(number(Site, "blockedMicroseconds"), 110);
+  // Its copy 100..110 and the idle 110..130; not the 80 waited for the
+  // kernel.
+  EXPECT_EQ(number(Site, "ownMicroseconds"), 30);
+  EXPECT_EQ(number(Site, "gpuIdleMicroseconds"), 30);
+  // 30 + min(80 waited, 10 idle after it returned).
+  EXPECT_EQ(number(Site, "estimatedSavingMicroseconds"), 40);
+}
+
+TEST(TraceModelTest, AllocationsOwnTheirIdleTimeButNotTheIdleAfter) {
+  Trace T;
+  T.kernel(0, 100);
+  T.call(T.site(10), 1, 50, 100); // blocking
+  // An allocation returning while the device idles never waited for it.
+  T.call(T.site(11), 3, 110, 130).MayWaitForDevice = false;
+  T.kernel(150, 200);
+  llvm::json::Object Summary = T.summary();
+  llvm::json::Object Sync = siteAt(Summary, 10);
+  llvm::json::Object Alloc = siteAt(Summary, 11);
+  // The gap after the synchronization stays its own, up to the kernel.
+  EXPECT_EQ(number(Sync, "gpuIdleMicroseconds"), 50);
+  EXPECT_EQ(number(Sync, "estimatedSavingMicroseconds"), 50);
+  EXPECT_EQ(number(Alloc, "gpuIdleMicroseconds"), 0);
+  EXPECT_EQ(number(Alloc, "ownMicroseconds"), 20);
+  EXPECT_EQ(number(Alloc, "estimatedSavingMicroseconds"), 20);
+}
+
+TEST(TraceModelTest, AnAllocationBesideDeviceWorkSavesTheIdleItDelayed) {
+  Trace T;
+  T.kernel(0, 100);
+  T.call(T.site(11), 3, 80, 120).MayWaitForDevice = false;
+  T.kernel(150, 200);
+  T.kernel(210, 300);
+  llvm::json::Object Site = siteAt(T.summary(), 11);
+  EXPECT_EQ(number(Site, "blockedMicroseconds"), 40);
+  EXPECT_EQ(number(Site, "ownMicroseconds"), 20);
+  EXPECT_EQ(number(Site, "gpuIdleMicroseconds"), 0);
+  // 20 + min(20 beside the kernel, 30 of the first gap after it returned;
+  // not the later gap).
+  EXPECT_EQ(number(Site, "estimatedSavingMicroseconds"), 40);
+}
+
+TEST(TraceModelTest, AnAllocationWhileTheDeviceStaysBusySavesNothing) {
+  Trace T;
+  T.kernel(0, 200);
+  T.call(T.site(11), 3, 50, 80).MayWaitForDevice = false;
+  // Work was queued before the device finished: the host was not late.
+  T.kernel(200, 300);
+  llvm::json::Object Site = siteAt(T.summary(), 11);
+  EXPECT_EQ(number(Site, "blockedMicroseconds"), 30);
+  EXPECT_EQ(number(Site, "ownMicroseconds"), 0);
+  EXPECT_EQ(number(Site, "gpuIdleMicroseconds"), 0);
+  EXPECT_EQ(number(Site, "estimatedSavingMicroseconds"), 0);
 }
 
 TEST(TraceModelTest, TwoBlockingCallsBetweenGpuWorkSplitTheGap) {
@@ -372,6 +462,8 @@ TEST(TraceModelTest, SampledTraceCountsWindowsAndScales) {
   // next busy interval.
   EXPECT_EQ(number(Sampled, "gpuIdleMicroseconds"), 800);
   EXPECT_EQ(number(Sampled, "estimatedSavingMicroseconds"), 75);
+  // Idle inside the calls, 10 and 5, scaled.
+  EXPECT_EQ(number(Sampled, "ownMicroseconds"), 75);
 
   // The same calls without sampling: every call counts, nothing is scaled.
   T.Input.Samples.clear();

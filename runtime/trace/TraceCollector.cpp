@@ -7,8 +7,8 @@
 // Loaded by the CUDA driver through CUDA_INJECTION64_PATH (xfer-trace sets
 // it), so neither the program nor LibTorch needs rebuilding. Records:
 //  - every outermost call of a CUDA runtime or driver API that blocks the
-//    host or copies (callback API), with its stack, captured on entry so
-//    the unwinding overlaps the wait it precedes;
+//    host, copies or allocates (callback API), with its stack, captured on
+//    entry so the unwinding overlaps the wait it precedes;
 //  - the device's kernels, copies and sets (activity API), for the GPU
 //    idle time that followed each call and the bytes and host memory kind
 //    of each copy.
@@ -243,6 +243,7 @@ int64_t synchronizedStream(CUpti_CallbackDomain Domain, CUpti_CallbackId Id,
 }
 
 bool isRecordedDriverCall(CUpti_CallbackId Id);
+bool isAllocation(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 bool waitsForDevice(CUpti_CallbackDomain Domain, CUpti_CallbackId Id);
 
 /// A synchronizing call entered after a sample window's nominal end has
@@ -340,6 +341,7 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain Domain,
     T.Call.DriverDomain = Driver;
     T.Call.CorrelationId = Info->correlationId;
     T.Call.StreamId = synchronizedStream(Domain, Id, Info);
+    T.Call.MayWaitForDevice = !isAllocation(Domain, Id);
     T.Call.ApiNameId = 0;
     T.Call.EnterNs = timestampNs();
     return;
@@ -378,6 +380,13 @@ const CUpti_CallbackId RuntimeCalls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020,
+    // Allocations: a fix that frees per iteration removes them too.
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
 };
 
 const CUpti_CallbackId RecordedDriverCalls[] = {
@@ -398,6 +407,12 @@ const CUpti_CallbackId RecordedDriverCalls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
 };
 
 /// Every driver copy: a runtime copy calls one of them, and the device's
@@ -428,9 +443,28 @@ bool isRecordedDriverCall(CUpti_CallbackId Id) {
   return false;
 }
 
+/// Recorded allocations: they never wait for the device.
+bool isAllocation(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return Id == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020 ||
+           Id == CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020 ||
+           Id == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020 ||
+           Id == CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020 ||
+           Id == CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020 ||
+           Id == CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000;
+  return Id == CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2 ||
+         Id == CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2 ||
+         Id == CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2 ||
+         Id == CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc ||
+         Id == CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc_v2 ||
+         Id == CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged;
+}
+
 /// Recorded calls that return only once the device (or a stream) has
-/// caught up: all but the asynchronous copies.
+/// caught up: all but the asynchronous copies and the allocations.
 bool waitsForDevice(CUpti_CallbackDomain Domain, CUpti_CallbackId Id) {
+  if (isAllocation(Domain, Id))
+    return false;
   if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API)
     return Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 &&
            Id != CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000 &&

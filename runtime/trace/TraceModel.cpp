@@ -23,6 +23,12 @@ struct SiteTotals {
   uint64_t BlockedNs = 0;
   uint64_t IdleNs = 0;
   uint64_t CopyDeviceNs = 0;
+  /// Host time while the device was idle or ran only the call's copies.
+  uint64_t OwnNs = 0;
+  /// GPU idle charged after the calls returned.
+  uint64_t IdleAfterNs = 0;
+  /// Device time of the calls' copies outside the calls.
+  uint64_t CopyOutsideNs = 0;
   uint64_t Bytes = 0;
   uint64_t ApiCalls = 0;
   bool Pageable = false;
@@ -32,8 +38,11 @@ struct SiteTotals {
   std::map<std::string, std::pair<uint64_t, uint64_t>> Paths;
 };
 
+/// See summarize(): the own time is saved whatever bounds the loop; the
+/// rest only as far as the device idled because of it.
 uint64_t estimatedSavingNs(const SiteTotals &T) {
-  return std::min(T.BlockedNs, T.IdleNs + T.CopyDeviceNs);
+  return T.OwnNs +
+         std::min(T.BlockedNs - T.OwnNs, T.IdleAfterNs + T.CopyOutsideNs);
 }
 
 std::vector<BusyInterval> mergeBusy(std::vector<BusyInterval> Busy) {
@@ -77,6 +86,12 @@ uint64_t idleWithin(const std::vector<BusyInterval> &Merged, uint64_t Start,
       Idle += To - From;
   }
   return Idle;
+}
+
+uint64_t overlapNs(uint64_t StartA, uint64_t EndA, uint64_t StartB,
+                   uint64_t EndB) {
+  uint64_t From = std::max(StartA, StartB), To = std::min(EndA, EndB);
+  return To > From ? To - From : 0;
 }
 
 uint64_t busyWithin(const std::vector<BusyInterval> &Merged, uint64_t Start,
@@ -138,10 +153,12 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     return Sampled ? (unsigned long long)std::llround(double(N) * Scale) : N;
   };
 
-  // Calls in the window that returned while the device was idle, by entry.
+  // Calls in the window that may wait for the device and returned while it
+  // was idle, by entry.
   std::vector<const ApiCall *> Blocking;
   for (const ApiCall &Call : Input.Calls) {
-    if (Call.EnterNs < Window.StartNs || Call.EnterNs > Window.EndNs)
+    if (Call.EnterNs < Window.StartNs || Call.EnterNs > Window.EndNs ||
+        !Call.MayWaitForDevice)
       continue;
     auto After = std::upper_bound(
         Merged.begin(), Merged.end(), Call.ExitNs,
@@ -156,7 +173,12 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
             });
   // Each stretch of a gap goes to the blocking call entered last before it,
   // within the same recorded stretch.
-  std::map<const ApiCall *, uint64_t> IdleByCall;
+  std::map<const ApiCall *, uint64_t> IdleByCall, IdleAfterByCall;
+  auto Charge = [&](const ApiCall *Owner, uint64_t From, uint64_t To) {
+    IdleByCall[Owner] += To - From;
+    uint64_t Returned = std::clamp(Owner->ExitNs, From, To);
+    IdleAfterByCall[Owner] += To - Returned;
+  };
   for (const TraceWindow &Span : Charged) {
     size_t First = size_t(
         std::lower_bound(Blocking.begin(), Blocking.end(), Span.StartNs,
@@ -183,12 +205,12 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
       const ApiCall *Owner = Next > First ? Blocking[Next - 1] : nullptr;
       while (Next < Blocking.size() && Blocking[Next]->EnterNs < End) {
         if (Owner)
-          IdleByCall[Owner] += Blocking[Next]->EnterNs - From;
+          Charge(Owner, From, Blocking[Next]->EnterNs);
         From = Blocking[Next]->EnterNs;
         Owner = Blocking[Next++];
       }
       if (Owner)
-        IdleByCall[Owner] += End - From;
+        Charge(Owner, From, End);
     }
   }
   uint64_t WindowIdleNs = 0, WindowBusyNs = 0;
@@ -210,6 +232,9 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     auto Idle = IdleByCall.find(&Call);
     if (Idle != IdleByCall.end())
       Totals.IdleNs += Idle->second;
+    auto IdleAfter = IdleAfterByCall.find(&Call);
+    if (IdleAfter != IdleAfterByCall.end())
+      Totals.IdleAfterNs += IdleAfter->second;
     if (Call.StreamId >= 0)
       Totals.Streams.insert(Call.StreamId);
     // A copy may be filed under both the runtime call's id and its driver
@@ -232,13 +257,44 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
             Call.CorrelationId);
     for (int I = 0; I < Call.DriverIdCount; ++I)
       Collect(Input.DriverCopies, Call.DriverIds[I]);
+    uint64_t CopyInsideNs = 0;
     for (const DeviceCopy *CopyPtr : Made) {
       const DeviceCopy &Copy = *CopyPtr;
+      uint64_t Inside =
+          overlapNs(Copy.StartNs, Copy.EndNs, Call.EnterNs, Call.ExitNs);
+      CopyInsideNs += Inside;
+      Totals.CopyOutsideNs += (Copy.EndNs - Copy.StartNs) - Inside;
       Totals.Bytes += Copy.Bytes;
       Totals.CopyDeviceNs += Copy.EndNs - Copy.StartNs;
       Totals.Pageable |= Copy.HostPageable;
       Totals.Pinned |= Copy.HostPinned;
       Totals.Streams.insert(Copy.StreamId);
+    }
+    // Idle inside the call, within the stretch where idle time is seen (the
+    // window, or the recording of the call's sample window).
+    auto Span = std::upper_bound(
+        Charged.begin(), Charged.end(), Call.EnterNs,
+        [](uint64_t T, const TraceWindow &W) { return T < W.StartNs; });
+    uint64_t IdleInsideNs =
+        Span == Charged.begin()
+            ? 0
+            : idleWithin(Merged, Call.EnterNs,
+                         std::min(Call.ExitNs, (Span - 1)->EndNs));
+    Totals.OwnNs += std::min(Blocked, IdleInsideNs + CopyInsideNs);
+    // A call that never waits is charged no idle; what it spent beside the
+    // device's work delayed the host's next launch, so the first gap after
+    // it returned is the idle its time caused.
+    if (!Call.MayWaitForDevice && Span != Charged.begin()) {
+      size_t Next =
+          size_t(std::upper_bound(Merged.begin(), Merged.end(), Call.ExitNs,
+                                  [](uint64_t T, const BusyInterval &B) {
+                                    return T < B.StartNs;
+                                  }) -
+                 Merged.begin());
+      if (Next > 0 && Next < Merged.size())
+        Totals.IdleAfterNs +=
+            overlapNs(std::max(Merged[Next - 1].EndNs, Call.ExitNs),
+                      Merged[Next].StartNs, Call.ExitNs, (Span - 1)->EndNs);
     }
     std::string Path = Input.ApiNames[Call.ApiNameId];
     if (!Site.CalledFunction.empty())
@@ -294,6 +350,7 @@ xferbench::JsonValue summarize(const TraceInput &Input) {
     Entry.set("blockedMicroseconds", ScaledUs(Totals->BlockedNs));
     Entry.set("gpuIdleMicroseconds", ScaledUs(Totals->IdleNs));
     Entry.set("copyDeviceMicroseconds", ScaledUs(Totals->CopyDeviceNs));
+    Entry.set("ownMicroseconds", ScaledUs(Totals->OwnNs));
     Entry.set("estimatedSavingMicroseconds",
               ScaledUs(estimatedSavingNs(*Totals)));
     xferbench::JsonValue Paths = xferbench::JsonValue::array();

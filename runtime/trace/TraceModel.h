@@ -40,6 +40,10 @@ struct ApiCall {
   uint64_t ExitNs = 0;
   /// Stream synchronized, or -1 (device-wide or not a stream call).
   int64_t StreamId = -1;
+  /// False for APIs that never wait for the device (allocations): such a
+  /// call cannot have let the device run dry, so no idle time is charged to
+  /// it after it returns.
+  bool MayWaitForDevice = true;
 };
 
 /// A copy the device executed, from CUPTI's memcpy activity records.
@@ -107,16 +111,27 @@ struct TraceInput {
 /// followed, host memory kind, streams and API paths, costliest first.
 ///
 /// GPU idle: the device's busy intervals (all streams) are merged. A call
-/// that returns while the device is idle blocked the host on it; every gap
-/// (or the part of it) after such a call entered and before the next one
-/// entered is charged to it: the device ran dry because the host waited
-/// there, and stays dry until the host queues work again.
+/// that may wait for the device and returns while the device is idle
+/// blocked the host on it; every gap (or the part of it) after such a call
+/// entered and before the next one entered is charged to it: the device ran
+/// dry because the host waited there, and stays dry until the host queues
+/// work again.
 ///
-/// Estimated saving of fixing a site: min(host time blocked, GPU idle
-/// charged + device time of its copies). A loop iteration takes about
-/// max(host time, GPU time); a call that blocks makes it host + wait, so
-/// removing it saves the wait, but no more than the time the device was
-/// idle because of it.
+/// Estimated saving of fixing a site. A call's host time splits into its
+/// own time, while the device was idle or ran only this call's copies
+/// (staging pageable memory, the driver, an allocation), and the rest,
+/// spent while the device ran earlier work (waiting for it). During its own
+/// time both the host and the device were held by the call alone, so
+/// removing the call saves it whether the loop is host- or device-bound.
+/// The rest is saved only as far as the device was idle because of the
+/// wait: the GPU idle time charged to the call after it returned, plus the
+/// device time of its copies outside the call (for an allocation, which is
+/// charged no idle: the first gap after it returned). Per site:
+///   own + min(blocked - own, idle after return + copies outside the call).
+/// For a blocking call whose copies run inside it, this is min(blocked,
+/// GPU idle charged + copy time), the figure before the split; it adds the
+/// own time of calls charged no idle: one that returns while its own last
+/// copy still runs (a pageable upload), or an allocation.
 ///
 /// Sampled traces: a call counts when it entered inside a nominal window;
 /// windows start at a random phase, so each call counts with probability

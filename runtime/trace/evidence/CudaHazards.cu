@@ -123,7 +123,7 @@ void multiLoop(const Buffers &Buf, int Iterations, int Fixed) {
     if (!(Fixed & Upload))
       CHECK(cudaMemcpy(Buf.Parameters, Buf.HostParameters.data(), Buf.HostParameters.size() * sizeof(float), cudaMemcpyHostToDevice)); // site: upload
     if (!(Fixed & Alloc))
-      CHECK(cudaMalloc(&Scratch, Buf.N * sizeof(float)));
+      CHECK(cudaMalloc(&Scratch, Buf.N * sizeof(float))); // site: alloc
     step(Buf);
     scale<<<1024, 256>>>(Buf.Big, 0.999f, Buf.N);
     CHECK(cudaGetLastError());

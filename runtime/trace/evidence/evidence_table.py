@@ -2,8 +2,9 @@
 """Prints the evidence table of run-trace-evidence.sh.
 
 Per hazard site (a line marked "// site: <name>" in the evidence sources):
-the trace's estimated saving per call (min(host time blocked, GPU idle
-charged to the site + device time of its copies), divided by its calls) against the
+the trace's estimated saving per call (own host time + min(the rest of
+the host time blocked, GPU idle charged after the calls returned + device
+time of copies outside them), divided by its calls) against the
 saving measured by fixing that site alone (median per-iteration time of
 the hazard variant minus that of the fixed one, interleaved rounds). A
 saving is above the jitter when it exceeds half the p10-p90 spread of both
@@ -65,17 +66,19 @@ def accuracy(out, src, prefix):
             sampled = max([s.get("sampledCalls", s["calls"]) for s in traced] or [0])
             cost = sum(s["estimatedSavingMicroseconds"] for s in traced)
             blocked = sum(s["blockedMicroseconds"] for s in traced)
+            own = sum(s.get("ownMicroseconds", 0) for s in traced)
             per_call = cost / calls if calls else None
             saving = hazard["medianUs"] - v["medianUs"]
             # A fix that keeps 1 call in 100 saves 99% of the calls.
             jitter = max(hazard["p90Us"] - hazard["p10Us"], v["p90Us"] - v["p10Us"]) / 2
             rows.append((program, site, sampled, blocked / calls if calls else None,
-                         per_call, saving, jitter,
+                         own / calls if calls else None, per_call, saving, jitter,
                          ";".join(p["path"] for s in traced for p in s["apiPaths"])))
-    print("%-16s %-9s %7s %11s %12s %14s %8s %8s  %s" % (
-        "program", "site", "sampled", "blocked/us", "trace/us", "saving/us", "jitter", "error", "API path"))
+    print("%-16s %-9s %7s %11s %9s %12s %14s %8s %8s  %s" % (
+        "program", "site", "sampled", "blocked/us", "own/us", "trace/us", "saving/us", "jitter",
+        "error", "API path"))
     within = above = 0
-    for program, site, calls, blocked, per_call, saving, jitter, paths in rows:
+    for program, site, calls, blocked, own, per_call, saving, jitter, paths in rows:
         if per_call is None:
             error = "no site"
         elif saving > jitter:
@@ -85,8 +88,9 @@ def accuracy(out, src, prefix):
             error = "%+.0f%%" % e
         else:
             error = "jitter"
-        print("%-16s %-9s %7d %11s %12s %14.1f %8.1f %8s  %s" % (
+        print("%-16s %-9s %7d %11s %9s %12s %14.1f %8.1f %8s  %s" % (
             program, site, calls, "%.1f" % blocked if blocked is not None else "-",
+            "%.1f" % own if own is not None else "-",
             "%.1f" % per_call if per_call is not None else "-", saving, jitter, error, paths))
     print("\nsites above jitter: %d, within +-15%%: %d" % (above, within))
 
