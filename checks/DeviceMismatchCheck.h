@@ -47,6 +47,10 @@ private:
   };
 
   void checkTensorOperation(const CallExpr *Call, ASTContext &Ctx);
+  /// Reports \p Call if \p Operands mix a host tensor with a device one.
+  void reportMixedOperands(const CallExpr *Call, llvm::StringRef Operation,
+                           llvm::ArrayRef<const Expr *> Operands,
+                           ASTContext &Ctx);
   void checkModuleCall(const CallExpr *Call, const Expr *Module,
                        ASTContext &Ctx);
   void checkDiscardedMove(const CXXMemberCallExpr *Call, ASTContext &Ctx);

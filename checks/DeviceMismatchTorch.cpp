@@ -24,6 +24,8 @@ bool isDeviceNeutralMethod(llvm::StringRef Name) {
       .Cases("to", "copy_", "type_as", "view_as", "reshape_as", true)
       .Cases("expand_as", "set_", "is_same", "is_same_size", "is_set_to", true)
       .Cases("index", "index_put_", "index_put", "operator=", true)
+      // fill_ with a 0-dim value on another device reads it with item().
+      .Case("fill_", true)
       .Default(false);
 }
 
@@ -102,9 +104,14 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
     for (const Expr *Arg : Call->arguments())
       collectTensors(Arg, Operands);
   }
+  reportMixedOperands(Call, Operation, Operands, Ctx);
+}
+
+void DeviceMismatchCheck::reportMixedOperands(
+    const CallExpr *Call, llvm::StringRef Operation,
+    llvm::ArrayRef<const Expr *> Operands, ASTContext &Ctx) {
   if (Operands.size() < 2)
     return;
-
   std::optional<Operand> DeviceOperand, HostOperand;
   const Stmt *ForcedAt = nullptr;
   bool DeviceFirst = false;
@@ -136,6 +143,19 @@ void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
 
 void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
                                           const Expr *Module, ASTContext &Ctx) {
+  const Expr *ModuleName = Module->IgnoreParenImpCasts();
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(ModuleName))
+    ModuleName = Arrow->getArg(0);
+  // A loss or activation runs where its inputs are: they must agree with
+  // each other (`criterion(gpu_output, host_target)`).
+  if (isParameterFreeModuleType(ModuleName->getType())) {
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    for (unsigned I = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+         I < Call->getNumArgs(); ++I)
+      collectTensors(Call->getArg(I), Inputs);
+    reportMixedOperands(Call, operandName(ModuleName, Ctx), Inputs, Ctx);
+    return;
+  }
   PlacementFact ModuleFact = Analyses->devices().modulePlacement(Module);
   const Stmt *ForcedAt = nullptr;
   bool ModuleOnHost = isHostPlacement(ModuleFact.Where);
@@ -157,9 +177,6 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
       Mismatch = countsAsCuda(InputFact, Call, Ctx, ForcedAt);
     if (!Mismatch)
       continue;
-    const Expr *ModuleName = Module->IgnoreParenImpCasts();
-    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(ModuleName))
-      ModuleName = Arrow->getArg(0);
     diag(Call->getExprLoc(),
          "calling '%0' mixes a %1 module and a %2 tensor: %3")
         << operandName(ModuleName, Ctx) << placementName(ModuleFact.Where)

@@ -425,6 +425,52 @@ llvm::StringRef thrustReductionName(const CallExpr *Call) {
   return {};
 }
 
+// LibTorch modules without parameters or buffers (losses,
+// activations, dropout, pooling, reshaping): they run on whatever device
+// their inputs are on, so where they were built says nothing.
+bool isParameterFreeModuleType(QualType T) {
+  const CXXRecordDecl *RD =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  // The Impl class: the template argument of a ModuleHolder, the type's own
+  // ModuleHolder base's, or the class itself.
+  auto ImplOf = [](const CXXRecordDecl *Holder) -> const CXXRecordDecl * {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Holder);
+    if (!Spec || !isNamed(Spec, "ModuleHolder") ||
+        Spec->getTemplateArgs().size() < 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return nullptr;
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  };
+  const CXXRecordDecl *Impl = ImplOf(RD);
+  if (!Impl && RD->hasDefinition())
+    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+      if (const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl())
+        if ((Impl = ImplOf(BaseRD)))
+          break;
+  if (!Impl)
+    Impl = RD;
+  if (!Impl->getIdentifier() || !isInTorchNamespace(Impl))
+    return false;
+  llvm::StringRef Name = Impl->getName();
+  Name.consume_back("Impl");
+  if (Name.ends_with("Loss"))
+    return true;
+  for (llvm::StringRef Prefix :
+       {"MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout",
+        "FeatureAlphaDropout"})
+    if (Name.starts_with(Prefix))
+      return true;
+  return llvm::is_contained(
+      {"ReLU",      "ReLU6",        "LeakyReLU",   "ELU",       "SELU",
+       "CELU",      "GELU",         "SiLU",        "Mish",      "Sigmoid",
+       "Tanh",      "Softmax",      "LogSoftmax",  "Softplus",  "Hardtanh",
+       "Hardswish", "Hardsigmoid",  "Flatten",     "Unflatten", "Identity",
+       "Upsample",  "PixelShuffle", "AlphaDropout"},
+      Name);
+}
+
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
@@ -472,6 +518,11 @@ std::optional<TorchCall> identifyTorchCall(const CallExpr *Call) {
       if (const Expr *Mask = booleanMaskIn(Call->getArg(0)))
         return TorchCall{TorchOp::MaskIndex, ignoreImplicit(Mask),
                          Method->getName().str() + "() with a boolean mask"};
+    // `host.fill_(value)` with a 0-dim tensor value: LibTorch reads the
+    // value with item() when it lives on another device, like copy_.
+    if (Method->getName() == "fill_" && Call->getNumArgs() == 1 &&
+        isTensorType(Call->getArg(0)->getType()))
+      return TorchCall{TorchOp::Copy, Object, "fill_()"};
     std::optional<TorchOp> Op = torchMethodOp(Method->getName());
     if (!Op)
       return std::nullopt;

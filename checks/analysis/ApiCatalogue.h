@@ -133,6 +133,11 @@ llvm::StringRef outermostNamespace(const Decl *D);
 /// torch (torch::nn::functional too).
 bool isInTorchNamespace(const Decl *D);
 
+/// True for LibTorch modules without parameters or buffers (losses,
+/// activations, dropout, pooling, reshaping): they run on whatever device
+/// their inputs are on, so where they were built says nothing.
+bool isParameterFreeModuleType(QualType T);
+
 /// True if \p D is declared anywhere in LibTorch: at, torch or c10 (its core
 /// types: Device, Scalar, IValue, ArrayRef, ...).
 bool isInLibTorch(const Decl *D);

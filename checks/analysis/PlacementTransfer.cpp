@@ -239,52 +239,6 @@ bool registersParametersHere(const CXXRecordDecl *Class) {
   });
 }
 
-/// True for LibTorch modules without parameters or buffers (losses,
-/// activations, dropout, pooling, reshaping): they run on whatever device
-/// their inputs are on, so where they were built says nothing.
-bool isParameterFreeModuleType(QualType T) {
-  const CXXRecordDecl *RD =
-      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
-  if (!RD)
-    return false;
-  // The Impl class: the template argument of a ModuleHolder, the type's own
-  // ModuleHolder base's, or the class itself.
-  auto ImplOf = [](const CXXRecordDecl *Holder) -> const CXXRecordDecl * {
-    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Holder);
-    if (!Spec || !isNamed(Spec, "ModuleHolder") ||
-        Spec->getTemplateArgs().size() < 1 ||
-        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
-      return nullptr;
-    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
-  };
-  const CXXRecordDecl *Impl = ImplOf(RD);
-  if (!Impl && RD->hasDefinition())
-    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
-      if (const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl())
-        if ((Impl = ImplOf(BaseRD)))
-          break;
-  if (!Impl)
-    Impl = RD;
-  if (!Impl->getIdentifier() || !isInTorchNamespace(Impl))
-    return false;
-  llvm::StringRef Name = Impl->getName();
-  Name.consume_back("Impl");
-  if (Name.ends_with("Loss"))
-    return true;
-  for (llvm::StringRef Prefix :
-       {"MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Dropout",
-        "FeatureAlphaDropout"})
-    if (Name.starts_with(Prefix))
-      return true;
-  return llvm::is_contained(
-      {"ReLU",      "ReLU6",        "LeakyReLU",   "ELU",       "SELU",
-       "CELU",      "GELU",         "SiLU",        "Mish",      "Sigmoid",
-       "Tanh",      "Softmax",      "LogSoftmax",  "Softplus",  "Hardtanh",
-       "Hardswish", "Hardsigmoid",  "Flatten",     "Unflatten", "Identity",
-       "Upsample",  "PixelShuffle", "AlphaDropout"},
-      Name);
-}
-
 } // namespace
 
 std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
@@ -373,6 +327,14 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       return makeFact(Placement::Cpu, Member,
                       "a batch from a LibTorch data loader, on the host");
     }
+    // `out.first` of a pair of tensors (a module returning two heads):
+    // where the pair is.
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && Field->getIdentifier() &&
+        (Field->getName() == "first" || Field->getName() == "second") &&
+        isTensorLikeType(Member->getBase()->getType()) &&
+        Field->getParent()->isInStdNamespace())
+      return evaluateTensor(Member->getBase());
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
       return fieldPlacement(Field, ValueKind::Tensor);
     return PlacementFact{};

@@ -213,7 +213,8 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
       return H;
     }
     // `device_batch[b] = host_rows[idx]`: a small upload per assignment.
-    if (Destination.Where == Placement::Cuda &&
+    // (fill_ passes a host value to the device as a scalar argument.)
+    if (T.Spelling != "fill_()" && Destination.Where == Placement::Cuda &&
         isHostPlacement(SourcePlacement.Where)) {
       H.Kind = HazardKind::HostToDeviceCopy;
       H.CostPattern = patterns::TorchToCuda;

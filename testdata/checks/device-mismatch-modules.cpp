@@ -211,3 +211,22 @@ void lossOnDevice(int Classes) {
   (void)Scaled.forward(torch::randn({4, 16}, torch::kCUDA));
   // XFER-WARNING: :[[@LINE-1]]:16: warning: calling 'Scaled' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// A loss runs where its inputs are: a GPU output against a host target
+// throws, both on the GPU is fine. A head of a pair of tensors is where the
+// pair is.
+std::pair<torch::Tensor, torch::Tensor> twoHeads(const torch::Tensor &X) {
+  return {X.mul(X), X.add(X)};
+}
+void lossInputs() {
+  torch::nn::CrossEntropyLoss Criterion;
+  auto Target = torch::zeros({8});
+  auto Output = torch::randn({8, 4}, torch::kCUDA);
+  (void)Criterion(Output, Target);
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'Criterion' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Criterion(Output, Target.cuda());
+  auto Heads = twoHeads(Output);
+  (void)Criterion(Heads.first, Target);
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: 'Criterion' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  (void)Criterion(Heads.second, Target.to(torch::kCUDA));
+}

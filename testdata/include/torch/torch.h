@@ -179,6 +179,8 @@ public:
   Tensor t() const;
   Tensor toType(ScalarType S) const;
   Tensor &zero_() const;
+  Tensor &fill_(const Tensor &Value) const;
+  Tensor &fill_(Scalar Value) const;
   void backward() const;
   template <typename T> T *data_ptr() const;
   int64_t size(int64_t Dim) const;
