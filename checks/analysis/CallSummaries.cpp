@@ -139,6 +139,33 @@ CallSummaries::summarize(const FunctionDecl *Function) {
   // loop: for a loop that calls it, that is epoch-level work. What the step
   // loop does is reported at that loop, not again at each call.
   const Stmt *StepLoop = findStepLoopInside(Function, Ctx);
+  // Only a pass over input (batches, frames: a range-for, a loop that trains
+  // or that asks for the next item, `while (nextFrame(f))`) makes the work
+  // around it rare: a solve or a simulation run to completion on every call
+  // (iterate to convergence, relaunch until done) sets up and tears down
+  // on every iteration of the loop that calls it.
+  auto PassesOverInput = [&](const Stmt *Loop) {
+    if (isa<CXXForRangeStmt>(Loop) || trainsInLoop(Loop, SM) ||
+        streamsNewInput(Loop, Ctx))
+      return true;
+    const auto *While = dyn_cast<WhileStmt>(Loop);
+    const Expr *Cond =
+        While ? While->getCond()->IgnoreParenImpCasts() : nullptr;
+    if (const auto *Not = dyn_cast_or_null<UnaryOperator>(Cond);
+        Not && Not->getOpcode() == UO_LNot)
+      Cond = Not->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Next = dyn_cast_or_null<CallExpr>(Cond);
+    return Next && !classifyHazard(Next, Devices);
+  };
+  const bool RunsEpoch = StepLoop && PassesOverInput(StepLoop);
+  auto AroundOrInStepLoop = [&](const Stmt *S,
+                                const ExecutionFrequency &Frequency) {
+    if (!StepLoop)
+      return false;
+    if (!Frequency.inLoop())
+      return RunsEpoch;
+    return isWithin(S, StepLoop, Ctx);
+  };
   auto Full = [&](unsigned Slot) {
     return Result[Slot].size() >= MaxPathsPerKind;
   };
@@ -150,8 +177,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
     ExecutionFrequency Frequency = analyzeFrequency(Call, Ctx);
     if (Frequency.Guard != GuardKind::None)
       continue;
-    if (Frequency.isEpochLevel() ||
-        (StepLoop && (!Frequency.inLoop() || isWithin(Call, StepLoop, Ctx))))
+    if (Frequency.isEpochLevel() || AroundOrInStepLoop(Call, Frequency))
       continue;
     // A read-back that decides when its loop in this function ends is the
     // necessary work of that loop (a convergence test), not a cost of
@@ -226,8 +252,7 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         return WalkStep::Continue;
       ExecutionFrequency Frequency = analyzeFrequency(Declaration, Ctx);
       if (Frequency.Guard != GuardKind::None || Frequency.isEpochLevel() ||
-          (StepLoop &&
-           (!Frequency.inLoop() || isWithin(Declaration, StepLoop, Ctx))))
+          AroundOrInStepLoop(Declaration, Frequency))
         return WalkStep::Continue;
       for (const Decl *D : Declaration->decls()) {
         const CXXRecordDecl *Class = localObjectClass(D);

@@ -189,8 +189,32 @@ bool isPerIterationValue(const Expr *E, const Expr *Cond,
 
 /// The guard a condition imposes on the branch taken when it is
 /// \p WhenTrue.
-Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
-                       const ASTContext &Ctx) {
+/// True if \p Side reads a field of an object other than `this` that the
+/// function holding \p Side never writes (`sim.method == 1`,
+/// `cfg[0].mode == 2`): a setting of the run, not a counter.
+bool readsUnchangedSetting(const Expr *Side, ASTContext &Ctx) {
+  const auto *Field = dyn_cast<MemberExpr>(Side->IgnoreParenImpCasts());
+  if (!Field || !isa<FieldDecl>(Field->getMemberDecl()) ||
+      isa<CXXThisExpr>(Field->getBase()->IgnoreParenImpCasts()))
+    return false;
+  const FunctionDecl *Function = enclosingFunction(Side, Ctx);
+  if (!Function || !Function->hasBody())
+    return false;
+  const ValueDecl *Member = Field->getMemberDecl();
+  auto IsField = [&](const Expr *E) {
+    const auto *Written = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+    return Written && Written->getMemberDecl() == Member;
+  };
+  return !containsMatch<Stmt>(Function->getBody(), [&](const Stmt &S) {
+    if (std::optional<AssignmentParts> Assign = assignmentParts(S))
+      return IsField(Assign->Target);
+    const auto *Step = dyn_cast<UnaryOperator>(&S);
+    return Step && Step->isIncrementDecrementOp() &&
+           IsField(Step->getSubExpr());
+  });
+}
+
+Guard analyzeCondition(const Expr *Cond, bool WhenTrue, ASTContext &Ctx) {
   Cond = Cond->IgnoreParenImpCasts();
   if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
       Not && Not->getOpcode() == UO_LNot) {
@@ -240,10 +264,14 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue,
     };
     // `best == 0` with `best` computed in the iteration picks one case of
     // several on every iteration.
+    // `sim.method == 1` tests a setting: it holds on every iteration or on
+    // none.
     if ((refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS())) &&
         CounterOrConstant(Bin->getLHS()) && CounterOrConstant(Bin->getRHS()) &&
         !isPerIterationValue(Bin->getLHS(), Cond, Ctx) &&
-        !isPerIterationValue(Bin->getRHS(), Cond, Ctx))
+        !isPerIterationValue(Bin->getRHS(), Cond, Ctx) &&
+        !readsUnchangedSetting(Bin->getLHS(), Ctx) &&
+        !readsUnchangedSetting(Bin->getRHS(), Ctx))
       return Guard{GuardKind::Once, std::nullopt, ""};
   }
   return {};
@@ -604,7 +632,7 @@ bool skipsRestOfIteration(const Stmt *S) {
 /// `if (cond) continue;` before \p Child in \p Block: \p Child runs only
 /// when cond is false — `if (i % N != 0) continue;` is the every-N guard.
 Guard guardOfEarlierSkips(const Stmt *Child, const CompoundStmt *Block,
-                          const ASTContext &Ctx) {
+                          ASTContext &Ctx) {
   Guard Strongest;
   for (const Stmt *S : Block->body()) {
     if (S == Child)
@@ -2426,13 +2454,8 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
 
 } // namespace
 
-namespace {
+namespace {} // namespace
 
-/// True if \p Scope reads the next piece of input from outside the program
-/// and uploads it: `cap >> frame` or `cap.read(frame)` on a video capture or
-/// stream, `fread`, `std::getline`, and a copy to the device. Each iteration
-/// of such a loop processes new data, and its result is what the loop is
-/// for.
 bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
   auto IsSourceClass = [](QualType Type) {
     const CXXRecordDecl *Class =
@@ -2479,7 +2502,7 @@ bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
          });
 }
 
-} // namespace
+namespace {} // namespace
 
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx) {

@@ -284,6 +284,13 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);
 /// (`nn.train(input, target)`, `trainStep()`).
 bool trainsInLoop(const Stmt *Loop, const SourceManager &SM);
 
+/// True if \p Scope reads the next piece of input from outside the program
+/// and uploads it: `cap >> frame` or `cap.read(frame)` on a video capture or
+/// stream, `fread`, `std::getline`, and a copy to the device. Each iteration
+/// of such a loop processes new data, and its result is what the loop is
+/// for.
+bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx);
+
 /// True if \p Function runs a training loop of its own (its step loop takes
 /// a training step: backward(), an optimizer's step()): a call of it is an
 /// epoch.

@@ -119,3 +119,47 @@ void runStages(Stage &First, Stage *Second, float *Data, int Steps) {
     Second->Stage::run(Data);
   }
 }
+
+// A function that runs a simulation to completion (relaunching until no
+// thread is active) allocates and frees around its own loop on every call:
+// called for every voxel, that is every iteration of the voxel loop. A
+// setting tested in the voxel loop (`Config.Method == 1`) holds on every
+// iteration or on none.
+struct VoxelConfig {
+  int Method;
+  float Albedo;
+};
+void photonRound(float *State, unsigned *Active); // launches a kernel
+unsigned long long simulateVoxel(float X) {
+  float *State;
+  unsigned *Active;
+  cudaMalloc((void **)&State, 1024 * sizeof(float));
+  cudaMalloc((void **)&Active, 256 * sizeof(unsigned));
+  unsigned HostActive[256];
+  unsigned Total = 1;
+  while (Total > 0) {
+    photonRound(State, Active);
+    cudaMemcpy(HostActive, Active, sizeof(HostActive), cudaMemcpyDeviceToHost);
+    Total = 0;
+    for (int I = 0; I < 256; ++I)
+      Total += HostActive[I];
+  }
+  cudaFree(State);
+  cudaFree(Active);
+  return 1;
+}
+double scanVoxels(const VoxelConfig &Config, int Nx, int Ny) {
+  double Weight = 0;
+  for (int X = 0; X < Nx; ++X)
+    for (int Y = 0; Y < Ny; ++Y)
+      if (Config.Method == 1 && Config.Albedo < 0) {
+        Weight += 1.0 / simulateVoxel(X * 0.5f + Y);
+        // XFER-WARNING: :[[@LINE-1]]:25: warning: 'simulateVoxel()' synchronizes with the GPU on every iteration of the loop at line 154: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+        // XFER-NOTE: :154:5: note: loop starts here
+        // XFER-NOTE: :136:3: note: 'cudaMalloc' synchronizes with the GPU here
+        // XFER-NOTE: :137:3: note: 'cudaMalloc' synchronizes with the GPU here too
+        // XFER-NOTE: :147:3: note: 'cudaFree' synchronizes with the GPU here too
+        // XFER-NOTE: :148:3: note: 'cudaFree' synchronizes with the GPU here too
+      }
+  return Weight;
+}
