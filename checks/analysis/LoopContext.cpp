@@ -2187,12 +2187,18 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
     if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(E);
         Unary && Unary->getOpcode() == UO_AddrOf)
       E = Unary->getSubExpr()->IgnoreParenImpCasts();
-    // Host buffers: `V.data()`, `&V[0]`.
+    // Host buffers: `V.data()`, `V.data` (an image's pixels), `&V[0]`.
     if (const auto *Data = dyn_cast_or_null<CXXMemberCallExpr>(E);
         Data && Data->getMethodDecl() &&
         Data->getMethodDecl()->getIdentifier() &&
         Data->getMethodDecl()->getName() == "data")
       E = Data->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    else if (const auto *Field = dyn_cast_or_null<MemberExpr>(E);
+             Field && !Field->isArrow() &&
+             isa<FieldDecl>(Field->getMemberDecl()) &&
+             Field->getMemberDecl()->getIdentifier() &&
+             Field->getMemberDecl()->getName() == "data")
+      E = Field->getBase()->IgnoreParenImpCasts();
     else if (const auto *Element = dyn_cast_or_null<ArraySubscriptExpr>(E))
       E = Element->getBase()->IgnoreParenImpCasts();
     else if (const auto *Element = dyn_cast_or_null<CXXOperatorCallExpr>(E);

@@ -185,3 +185,28 @@ void subtractBackground(media::Image &Frame, unsigned char *Mask,
     // XFER-NOTE: :181:3: note: loop starts here
   }
 }
+
+// An image's pixels copied back into the cv::Mat the iteration then writes
+// out are its product; copied into one nobody reads, they are not.
+#include <opencv2/core.hpp>
+#include <string>
+namespace cv {
+bool imwrite(const std::string &Name, const Mat &Image);
+} // namespace cv
+void blurFiles(const std::vector<std::string> &Files, unsigned char *DeviceOut,
+               int Pixels) {
+  for (const std::string &File : Files) {
+    launchStep(reinterpret_cast<float *>(DeviceOut), Pixels / 4);
+    cv::Mat Output(Pixels, 1, 0);
+    cudaMemcpy(Output.data, DeviceOut, Pixels, cudaMemcpyDeviceToHost);
+    cv::imwrite(File, Output);
+  }
+  for (const std::string &File : Files) {
+    launchStep(reinterpret_cast<float *>(DeviceOut), Pixels / 4);
+    cv::Mat Unused(Pixels, 1, 0);
+    cudaMemcpy(Unused.data, DeviceOut, Pixels, cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 204: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :204:3: note: loop starts here
+    (void)File;
+  }
+}
