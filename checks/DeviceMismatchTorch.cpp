@@ -9,6 +9,7 @@
 #include "DeviceMismatchWording.h"
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "analysis/TranslationUnitAnalyses.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -59,6 +60,95 @@ void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
     for (const Expr *Inner : Construct->arguments())
       collectTensors(Inner, Out);
   }
+}
+
+/// The `forward` a call of a module runs, with the index of the call's
+/// argument that maps to its first parameter: `m->forward(a, b)` directly,
+/// `m(a, b)` through the module holder's call operator.
+std::pair<const FunctionDecl *, unsigned> forwardOf(const CallExpr *Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    return {Member->getDirectCallee(), 0};
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0)
+    return {nullptr, 0};
+  const CXXRecordDecl *Impl = moduleImplClass(Op->getArg(0)->getType());
+  if (!Impl || !Impl->hasDefinition())
+    return {nullptr, 0};
+  for (const CXXMethodDecl *Method : Impl->getDefinition()->methods())
+    if (isNamed(Method, "forward") &&
+        Method->getNumParams() == Op->getNumArgs() - 1)
+      return {Method, 1};
+  return {nullptr, 0};
+}
+
+/// True if parameter \p Index of \p Function (a module's forward defined in
+/// the program) is only read on the host: its shape or values with
+/// `size()`, `item()` and the like, directly or through element indexing,
+/// or handed to another module's forward that does the same (a one-hot
+/// label that picks a branch). Such a tensor may stay on the host while the
+/// module runs on the GPU.
+bool onlyReadOnHost(const FunctionDecl *Function, unsigned Index,
+                    ASTContext &Ctx, unsigned Depth = 3) {
+  const FunctionDecl *Definition =
+      Function ? Function->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() ||
+      Index >= Definition->getNumParams() || Depth == 0)
+    return false;
+  const ParmVarDecl *Param = Definition->getParamDecl(Index);
+  bool Used = false, Other = false;
+  walkStmt(Definition->getBody(), [&](const Stmt &S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+    if (!Ref || Ref->getDecl() != Param)
+      return WalkStep::Continue;
+    Used = true;
+    // Up through copies and element indexing (`label[0][i]`).
+    const Expr *Value = Ref;
+    const Stmt *Parent = parentStmt(Value, Ctx);
+    while (Parent) {
+      if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+              ParenExpr>(Parent) ||
+          (isa<CXXConstructExpr>(Parent) &&
+           cast<CXXConstructExpr>(Parent)->getNumArgs() == 1)) {
+        Value = cast<Expr>(Parent);
+        Parent = parentStmt(Parent, Ctx);
+        continue;
+      }
+      if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Parent);
+          Subscript && Subscript->getOperator() == OO_Subscript &&
+          Subscript->getArg(0)->IgnoreImplicit() == Value->IgnoreImplicit()) {
+        Value = Subscript;
+        Parent = parentStmt(Parent, Ctx);
+        continue;
+      }
+      break;
+    }
+    // `label.size(1)`: the method's member expression, then its call.
+    if (const auto *Method = dyn_cast_or_null<MemberExpr>(Parent);
+        Method &&
+        Method->getBase()->IgnoreImplicit() == Value->IgnoreImplicit())
+      Parent = parentStmt(Parent, Ctx);
+    if (const auto *Read = dyn_cast_or_null<CXXMemberCallExpr>(Parent);
+        Read && Read->getImplicitObjectArgument() &&
+        Read->getImplicitObjectArgument()->IgnoreImplicit() ==
+            Value->IgnoreImplicit() &&
+        Read->getMethodDecl() && Read->getMethodDecl()->getIdentifier() &&
+        llvm::is_contained({"item", "size", "sizes", "dim", "numel",
+                            "scalar_type", "dtype", "device", "is_cuda",
+                            "defined"},
+                           Read->getMethodDecl()->getName()))
+      return WalkStep::Continue;
+    // Handed on to another module's forward.
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent)) {
+      auto [Forward, First] = forwardOf(Call);
+      for (unsigned I = First; Forward && I < Call->getNumArgs(); ++I)
+        if (Call->getArg(I)->IgnoreImplicit() == Value->IgnoreImplicit() &&
+            onlyReadOnHost(Forward, I - First, Ctx, Depth - 1))
+          return WalkStep::Continue;
+    }
+    Other = true;
+    return WalkStep::Stop;
+  });
+  return Used && !Other;
 }
 
 } // namespace
@@ -166,8 +256,15 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
 
   llvm::SmallVector<const Expr *, 4> Inputs;
   unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
-  for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I)
+  auto [Forward, First] = forwardOf(Call);
+  for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I) {
+    // A host tensor the module only reads on the host (a flag, a label that
+    // picks a branch) is no mismatch.
+    if (ModuleOnDevice && Forward && I >= First &&
+        onlyReadOnHost(Forward, I - First, Ctx))
+      continue;
     collectTensors(Call->getArg(I), Inputs);
+  }
   for (const Expr *Input : Inputs) {
     PlacementFact InputFact = Analyses->devices().tensorPlacement(Input);
     bool Mismatch = false;

@@ -425,16 +425,13 @@ llvm::StringRef thrustReductionName(const CallExpr *Call) {
   return {};
 }
 
-// LibTorch modules without parameters or buffers (losses,
-// activations, dropout, pooling, reshaping): they run on whatever device
-// their inputs are on, so where they were built says nothing.
-bool isParameterFreeModuleType(QualType T) {
+const CXXRecordDecl *moduleImplClass(QualType T) {
   const CXXRecordDecl *RD =
       T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
   if (!RD)
-    return false;
-  // The Impl class: the template argument of a ModuleHolder, the type's own
-  // ModuleHolder base's, or the class itself.
+    return nullptr;
+  // The template argument of a ModuleHolder, the type's own ModuleHolder
+  // base's (TORCH_MODULE), or the class itself.
   auto ImplOf = [](const CXXRecordDecl *Holder) -> const CXXRecordDecl * {
     const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Holder);
     if (!Spec || !isNamed(Spec, "ModuleHolder") ||
@@ -443,15 +440,22 @@ bool isParameterFreeModuleType(QualType T) {
       return nullptr;
     return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
   };
-  const CXXRecordDecl *Impl = ImplOf(RD);
-  if (!Impl && RD->hasDefinition())
+  if (const CXXRecordDecl *Impl = ImplOf(RD))
+    return Impl;
+  if (RD->hasDefinition())
     for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
       if (const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl())
-        if ((Impl = ImplOf(BaseRD)))
-          break;
-  if (!Impl)
-    Impl = RD;
-  if (!Impl->getIdentifier() || !isInTorchNamespace(Impl))
+        if (const CXXRecordDecl *Impl = ImplOf(BaseRD))
+          return Impl;
+  return RD;
+}
+
+// LibTorch modules without parameters or buffers (losses, activations,
+// dropout, pooling, reshaping): they run on whatever device their inputs
+// are on, so where they were built says nothing.
+bool isParameterFreeModuleType(QualType T) {
+  const CXXRecordDecl *Impl = moduleImplClass(T);
+  if (!Impl || !Impl->getIdentifier() || !isInTorchNamespace(Impl))
     return false;
   llvm::StringRef Name = Impl->getName();
   Name.consume_back("Impl");

@@ -138,6 +138,10 @@ bool isInTorchNamespace(const Decl *D);
 /// their inputs are on, so where they were built says nothing.
 bool isParameterFreeModuleType(QualType T);
 
+/// The module class a module type holds: the `Impl` of a ModuleHolder (or
+/// of a TORCH_MODULE class deriving from one), else the class itself.
+const CXXRecordDecl *moduleImplClass(QualType T);
+
 /// True if \p D is declared anywhere in LibTorch: at, torch or c10 (its core
 /// types: Device, Scalar, IValue, ArrayRef, ...).
 bool isInLibTorch(const Decl *D);

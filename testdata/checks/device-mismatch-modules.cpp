@@ -230,3 +230,30 @@ void lossInputs() {
   // XFER-WARNING: :[[@LINE-1]]:9: warning: 'Criterion' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   (void)Criterion(Heads.second, Target.to(torch::kCUDA));
 }
+
+// A host tensor a module only reads on the host (its size, its values
+// through item(): a one-hot label that picks a branch), also through a
+// module it hands the tensor to, may stay on the host.
+struct BranchesImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &X, const torch::Tensor &Label) {
+    for (int64_t I = 0; I < Label.size(1); ++I)
+      if (Label[0][I].item<int64_t>() == 1)
+        return X.mul(X);
+    return X;
+  }
+};
+struct StylerImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &X, const torch::Tensor &Label) {
+    return Branch->forward(X, Label);
+  }
+  std::shared_ptr<BranchesImpl> Branch = std::make_shared<BranchesImpl>();
+};
+void styleOnDevice() {
+  auto Styler = std::make_shared<StylerImpl>();
+  Styler->to(torch::kCUDA);
+  auto Label = torch::zeros({1, 3});
+  auto X = torch::randn({2, 4}, torch::kCUDA);
+  (void)Styler->forward(X, Label);
+  (void)Styler->forward(Label, X);
+  // XFER-WARNING: :[[@LINE-1]]:17: warning: calling 'Styler' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}
