@@ -187,8 +187,6 @@ bool isPerIterationValue(const Expr *E, const Expr *Cond,
   return !EnclosingLoop(Cond).first;
 }
 
-/// The guard a condition imposes on the branch taken when it is
-/// \p WhenTrue.
 /// True if \p Side reads a field of an object other than `this` that the
 /// function holding \p Side never writes (`sim.method == 1`,
 /// `cfg[0].mode == 2`): a setting of the run, not a counter.
@@ -214,6 +212,8 @@ bool readsUnchangedSetting(const Expr *Side, ASTContext &Ctx) {
   });
 }
 
+/// The guard a condition imposes on the branch taken when it is
+/// \p WhenTrue.
 Guard analyzeCondition(const Expr *Cond, bool WhenTrue, ASTContext &Ctx) {
   Cond = Cond->IgnoreParenImpCasts();
   if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
@@ -263,9 +263,8 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue, ASTContext &Ctx) {
       return refersToVariable(Side) || evaluateInt(Side, Ctx).has_value();
     };
     // `best == 0` with `best` computed in the iteration picks one case of
-    // several on every iteration.
-    // `sim.method == 1` tests a setting: it holds on every iteration or on
-    // none.
+    // several on every iteration; `sim.method == 1` tests a setting, which
+    // holds on every iteration or on none.
     if ((refersToVariable(Bin->getLHS()) || refersToVariable(Bin->getRHS())) &&
         CounterOrConstant(Bin->getLHS()) && CounterOrConstant(Bin->getRHS()) &&
         !isPerIterationValue(Bin->getLHS(), Cond, Ctx) &&
@@ -2460,8 +2459,6 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
 
 } // namespace
 
-namespace {} // namespace
-
 bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
   auto IsSourceClass = [](QualType Type) {
     const CXXRecordDecl *Class =
@@ -2507,8 +2504,6 @@ bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
            });
          });
 }
-
-namespace {} // namespace
 
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx) {
