@@ -78,6 +78,7 @@ void LoopHazardCheck::onStartOfTranslationUnit() {
           << llvm::toString(std::move(Failed));
     });
   Analyses.reset();
+  OwnFacts.reset();
 }
 
 llvm::SmallVector<HazardPath, 4>
@@ -409,9 +410,15 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
                Around.relativeFrequency() * 100.0 < MinFrequencyPercent;
       }))
     return false;
-  // A helper that only validation passes call (per-sample metrics).
+  // A helper that only validation passes call (per-sample metrics), in
+  // the program or, without an index, in this file.
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
-  return !(Facts && Function && Facts->calledOnlyInEvaluation(Function));
+  if (!Function)
+    return true;
+  if (!Facts && !OwnFacts)
+    OwnFacts = ProjectFacts::ofTranslationUnit(Ctx, Analyses->devices());
+  const ProjectFacts *Program = Facts ? Facts.get() : OwnFacts.get();
+  return !Program->calledOnlyInEvaluation(Function);
 }
 
 bool LoopHazardCheck::runsAHandfulOfTimesOnce(

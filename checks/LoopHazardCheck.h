@@ -158,6 +158,9 @@ private:
   /// written by xfer-tidy's first pass), or null.
   const std::string ProjectIndex;
   std::shared_ptr<const ProjectFacts> Facts;
+  /// Without a project index, this translation unit's own facts, made when
+  /// first needed.
+  std::shared_ptr<const ProjectFacts> OwnFacts;
   std::shared_ptr<TranslationUnitAnalyses> Analyses;
   CostCitations Costs;
 };

@@ -489,6 +489,15 @@ ProjectFacts::load(llvm::StringRef Path) {
 }
 
 std::shared_ptr<const ProjectFacts>
+ProjectFacts::ofTranslationUnit(ASTContext &Ctx, DeviceInference &Devices) {
+  auto Facts = std::make_shared<ProjectFacts>();
+  Facts->merge(collect(Ctx, Devices));
+  Facts->propagateWork();
+  Facts->propagateSteps();
+  return Facts;
+}
+
+std::shared_ptr<const ProjectFacts>
 ProjectFacts::loadOption(llvm::StringRef Path,
                          llvm::function_ref<void(llvm::Error)> OnError) {
   if (Path.empty())

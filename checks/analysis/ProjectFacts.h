@@ -60,6 +60,11 @@ public:
   /// Merges the facts of several translation units (the join of known
   /// placements per parameter).
   void merge(const llvm::json::Value &TranslationUnit);
+
+  /// The facts of the translation unit of \p Ctx alone: what a project
+  /// index of a program of one file holds.
+  static std::shared_ptr<const ProjectFacts>
+  ofTranslationUnit(ASTContext &Ctx, DeviceInference &Devices);
   llvm::json::Value toJSON() const;
 
   /// Reads an index written by toJSON(); each path is read once per
