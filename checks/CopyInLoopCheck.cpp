@@ -64,6 +64,14 @@ const Stmt *statementOfBlock(const Stmt *S, const CompoundStmt *Block,
   return nullptr;
 }
 
+/// True for a device-to-host `cudaMemcpy` into \p Host (`cudaMemcpy(&done,
+/// d_done, ...)`, `cudaMemcpy(done, d_done, ...)`).
+bool copiesInto(const CallExpr &Call, const VarDecl *Host) {
+  std::optional<CudaApi> Api = identifyCudaCall(&Call);
+  return Api && (*Api == CudaApi::Memcpy || *Api == CudaApi::MemcpyAsync) &&
+         Call.getNumArgs() > 0 && copiedVariable(Call.getArg(0)) == Host;
+}
+
 /// True for a literal, possibly negated or cast (`true`, `0`, `-1.0f`).
 bool isLiteralValue(const Expr *E) {
   E = E->IgnoreParenCasts();
@@ -213,8 +221,17 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
   if (isWithin(Call, Loop, Ctx)) {
-    // A flag reset by uploading a constant the host has just written.
+    // A flag reset by uploading a constant the host has just written. The
+    // reset of a termination flag (the loop reads it back to decide whether
+    // to go on) is part of that protocol, silent like the read-back.
     if (const Stmt *Reset = constantResetBefore(Call, Source, Ctx)) {
+      const bool TerminationFlag =
+          containsMatch<CallExpr>(Loop, [&](const CallExpr &ReadBack) {
+            return &ReadBack != Call && copiesInto(ReadBack, Source) &&
+                   decidesLoopExit(&ReadBack, Loop, Ctx);
+          });
+      if (TerminationFlag && !reportsTerminationReadBacks())
+        return false;
       ConstantResets[Call] = Reset;
       return true;
     }

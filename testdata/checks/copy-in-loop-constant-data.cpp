@@ -79,20 +79,31 @@ void changingWeights(float *Out, const float *In, float *DeviceWeights,
   }
 }
 
-// A flag or counter the host sets to a constant and uploads on every
-// iteration (a search resetting its "done" flag each level) is a reset the
-// device can do itself; a value the host computes is new data.
+// A counter the host sets to a constant and uploads on every iteration (a
+// frontier's tail reset each level) is a reset the device can do itself; a
+// value the host computes is new data. A termination flag's reset is part
+// of the termination test, silent like its read-back.
 void relaxLevel(bool *DeviceDone, int Level);
-void levelSynchronousSearch(bool *HostDone, bool *DeviceDone) {
+void expandFrontier(int *DeviceTail, int Level);
+void levelSynchronousSearch(bool *HostDone, bool *DeviceDone, int *DeviceTail,
+                            int Levels) {
   int Level = 0;
   while (!(*HostDone)) {
     *HostDone = true;
     cudaMemcpy(DeviceDone, HostDone, sizeof(bool), cudaMemcpyHostToDevice);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'HostDone' to the GPU on every iteration of the loop at line 88 only to set it to the constant the host wrote at line 89: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
-    // XFER-NOTE: :88:3: note: loop starts here
     relaxLevel(DeviceDone, Level);
     cudaMemcpy(HostDone, DeviceDone, sizeof(bool), cudaMemcpyDeviceToHost);
     ++Level;
+  }
+  int Tail = 0;
+  for (int L = 0; L < Levels; ++L) {
+    Tail = 0;
+    cudaMemcpy(DeviceTail, &Tail, sizeof(int), cudaMemcpyHostToDevice);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Tail' to the GPU on every iteration of the loop at line 99 only to set it to the constant the host wrote at line 100: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
+    // XFER-NOTE: :99:3: note: loop starts here
+    expandFrontier(DeviceTail, L);
+    cudaMemcpy(&Tail, DeviceTail, sizeof(int), cudaMemcpyDeviceToHost);
+    expandFrontier(DeviceTail, Tail);
   }
 }
 

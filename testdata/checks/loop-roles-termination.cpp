@@ -2,7 +2,6 @@
 // XFER-CHECKS: -*,xfer-sync-in-loop,xfer-copy-in-loop
 // A read-back whose value decides whether the loop goes on (a done flag, a
 // convergence residual) is necessary work: silent at default settings.
-// Resetting the device's flag by uploading a constant is not.
 #include <cuda_runtime.h>
 #include <torch/torch.h>
 #include <cstdio>
@@ -14,8 +13,6 @@ void breadthFirst(int *DeviceChanged, float *Grid) {
   while (Changed) {
     Changed = 0;
     cudaMemcpy(DeviceChanged, &Changed, sizeof(int), cudaMemcpyHostToDevice);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Changed' to the GPU on every iteration of the loop at line 14 only to set it to the constant the host wrote at line 15: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
-    // XFER-NOTE: :14:3: note: loop starts here
     relax(Grid, DeviceChanged);
     cudaMemcpy(&Changed, DeviceChanged, sizeof(int), cudaMemcpyDeviceToHost);
   }
@@ -44,7 +41,7 @@ void logged(torch::Tensor X, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     X = X * 0.5;
     double Residual = X.sum().item<double>();
-    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 44: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:31: warning: 'item<double>()' synchronizes with the GPU on every iteration of the loop at line 41: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     if (Residual > 1.0)
       std::printf("large residual\n");
@@ -88,7 +85,7 @@ void accumulate(double *DeviceLambdas, double *Lambdas, int Cells, int Steps) {
     launchLambdas(DeviceLambdas, Cells);
     cudaMemcpy(Lambdas, DeviceLambdas, sizeof(double), // one value
                cudaMemcpyDeviceToHost);
-    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 87: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 84: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-5]]:3: note: loop starts here
     double Largest = Lambdas[0];
     Total += Largest;
@@ -109,7 +106,7 @@ void waitThenRead(int *DeviceDone, float *Grid, int Levels) {
   for (int I = 0; I < Levels; ++I) {
     relax(Grid, DeviceDone);
     cudaDeviceSynchronize();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 109: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     relax(Grid, DeviceDone);
     cudaMemcpy(&Done, DeviceDone, sizeof(int), cudaMemcpyDeviceToHost);
@@ -138,7 +135,7 @@ void periodicOutput(float *Grid, int *DeviceDone, float *Host, int Steps) {
   for (int I = 0; I < Steps; ++I) {
     relax(Grid, DeviceDone);
     cudaDeviceSynchronize();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 138: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 135: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     if (I % 500 == 0)
       cudaMemcpy(Host, Grid, 4096, cudaMemcpyDeviceToHost);
@@ -154,7 +151,7 @@ void suppress(torch::Tensor Scores, torch::Tensor Boxes) {
   torch::Tensor Areas = Boxes.to(torch::kCUDA);
   while (Order.size(0) > 0) {
     int64_t Best = Order[0].item<int64_t>();
-    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<long>()' synchronizes with the GPU on every iteration of the loop at line 155: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:29: warning: 'item<long>()' synchronizes with the GPU on every iteration of the loop at line 152: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     torch::Tensor Overlap = Areas * Areas[Best];
     Order = Order * Overlap;
@@ -181,7 +178,7 @@ void conjugateGradient(double *Norm, double Tolerance, cudaStream_t Stream,
     cudaMemcpyAsync(&Value, Norm, sizeof(double), cudaMemcpyDeviceToHost,
                     Stream);
     cudaStreamSynchronize(Stream);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 179: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 176: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     Sum += Value;
   }
@@ -214,8 +211,8 @@ void relaunchUntilDone(PhotonMemory Host, PhotonMemory Device) {
       ActiveTotal += Host.ThreadActive[I];
     cudaMemcpy(Host.Terminated, Device.Terminated, sizeof(unsigned long long),
                cudaMemcpyDeviceToHost);
-    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 203: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // XFER-NOTE: :203:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 200: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :200:3: note: loop starts here
     if (Round == 100)
       printf("%llu photons\n", *Host.Terminated);
   }

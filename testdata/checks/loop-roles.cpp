@@ -157,8 +157,8 @@ void timedSolver(float *A, float *B, int MaxIters, cudaEvent_t Start,
 
 // A timed loop that runs until a flag read back from the device says the
 // work is done (a graph colouring) is the algorithm being timed: the wait
-// between its two kernels is reported, and so is the flag's reset by upload;
-// the flag's read-back is not.
+// between its two kernels is reported, the flag's read-back and reset are
+// not.
 void colourStep(int *Flag);   // launches a kernel
 void applyColours(int *Flag); // launches a kernel
 double timedColouring(int *DeviceFlag) {
@@ -167,12 +167,10 @@ double timedColouring(int *DeviceFlag) {
   while (Uncoloured) {
     Uncoloured = 0;
     cudaMemcpy(DeviceFlag, &Uncoloured, sizeof(int), cudaMemcpyHostToDevice);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies 'Uncoloured' to the GPU on every iteration of the loop at line 167 only to set it to the constant the host wrote at line 168: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
-    // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
     colourStep(DeviceFlag);
     cudaDeviceSynchronize();
     // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 167: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :[[@LINE-8]]:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-6]]:3: note: loop starts here
     applyColours(DeviceFlag);
     cudaMemcpy(&Uncoloured, DeviceFlag, sizeof(int), cudaMemcpyDeviceToHost);
   }
@@ -216,7 +214,7 @@ void trainThenTest(float *Images, float *Probabilities, float *Host,
   for (int B = 0; B < Batches; ++B) {
     forwardBatch(Images, Probabilities, B);
     cudaMemcpy(Host, Probabilities, 40, cudaMemcpyDeviceToHost);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 216: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 214: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
     // XFER-NOTE: :[[@LINE-4]]:3: note: loop starts here
   }
 }
@@ -236,10 +234,10 @@ void solveOnEachStream(double *X, cudaStream_t *Streams, int StreamsNumber,
     solve(X, Streams[I]);
   for (int Step = 0; Step < StepsPerDevice; ++Step)
     solve(X, Streams[0]);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'solve()' synchronizes with the GPU on every iteration of the loop at line 237: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'solve()' synchronizes with the GPU on every iteration of the loop at line 235: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :[[@LINE-3]]:3: note: loop starts here
     // XFER-NOTE: :[[@LINE-12]]:3: note: 'cudaMalloc' synchronizes with the GPU here
-    // XFER-NOTE: :231:3: note: 'cudaFree' synchronizes with the GPU here too
+    // XFER-NOTE: :229:3: note: 'cudaFree' synchronizes with the GPU here too
 }
 
 // A helper defined in no file given whose name says it reads a property
@@ -290,17 +288,17 @@ double timedRelaxation(std::vector<int> &Current, std::vector<int> &Next,
   auto Start = std::chrono::steady_clock::now();
   for (int R = 0; R < Rounds; ++R) {
     relaxOnDevice(Current, Device);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'relaxOnDevice()' synchronizes with the GPU on every iteration of the loop at line 291: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :291:3: note: loop starts here
-    // XFER-NOTE: :286:3: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'relaxOnDevice()' synchronizes with the GPU on every iteration of the loop at line 289: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :289:3: note: loop starts here
+    // XFER-NOTE: :284:3: note: 'cudaFree' synchronizes with the GPU here
     std::swap(Current, Next);
   }
   std::vector<int> Active;
   for (int R = 0; R < Rounds; ++R) {
     relaxOnDevice(Current, Device);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'relaxOnDevice()' synchronizes with the GPU on every iteration of the loop at line 299: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :299:3: note: loop starts here
-    // XFER-NOTE: :286:3: note: 'cudaFree' synchronizes with the GPU here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'relaxOnDevice()' synchronizes with the GPU on every iteration of the loop at line 297: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :297:3: note: loop starts here
+    // XFER-NOTE: :284:3: note: 'cudaFree' synchronizes with the GPU here
     Active = relaxOnHost(Next, Active);
   }
   auto Stop = std::chrono::steady_clock::now();
@@ -340,8 +338,8 @@ double trainThenTimeInference(float *Device, float *Host, cudaStream_t Stream,
     trainStep(Device, Stream);
     pipelineStage(Device, Host, Stream);
     cudaStreamSynchronize(Stream);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 339: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :339:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 337: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :337:3: note: loop starts here
   }
   auto Start = std::chrono::steady_clock::now();
   for (int I = 0; I < Steps; ++I)
@@ -350,8 +348,8 @@ double trainThenTimeInference(float *Device, float *Host, cudaStream_t Stream,
   for (int I = 0; I < Steps; ++I) {
     pipelineStage(Device, Host, Stream);
     cudaStreamSynchronize(Stream);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 350: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :350:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 348: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :348:3: note: loop starts here
   }
   for (int I = 0; I < Steps; ++I)
     pipelineStage(Device, Host, Stream);
@@ -386,8 +384,8 @@ double timedEpochs(float *Device, float *Host) {
     trainEpoch(Device, Host, Epoch);
     float Loss = 0;
     cudaMemcpy(&Loss, Device, sizeof(float), cudaMemcpyDeviceToHost);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on each of 50 iterations of the loop at line 384: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // XFER-NOTE: :384:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on each of 50 iterations of the loop at line 382: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :382:3: note: loop starts here
     printf("%f\n", Loss);
     auto Stop = std::chrono::steady_clock::now();
     TotalMs += std::chrono::duration<double, std::milli>(Stop - Start).count();
