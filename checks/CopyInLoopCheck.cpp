@@ -39,17 +39,19 @@ bool picksThroughIndexTable(const Expr *Subject, const VarDecl *Buffer) {
   });
 }
 
-/// True for `cudaMemcpy(Host, Device, n, cudaMemcpyDeviceToHost)`.
-bool copiesBack(const CallExpr &Call, const VarDecl *Host,
-                const VarDecl *Device, ASTContext &Ctx) {
+/// True for a device-to-host copy into \p Host (`cudaMemcpy(&done, d_done,
+/// ...)`, `cudaMemcpy(done, d_done, ...)`), from \p Device when it is
+/// given. A copy whose direction is not a constant counts.
+bool copiesBackInto(const CallExpr &Call, const VarDecl *Host,
+                    const VarDecl *Device, ASTContext &Ctx) {
   std::optional<CudaApi> Api = identifyCudaCall(&Call);
-  if (!Api || *Api != CudaApi::Memcpy || Call.getNumArgs() < 4)
+  if (!Api || (*Api != CudaApi::Memcpy && *Api != CudaApi::MemcpyAsync) ||
+      Call.getNumArgs() < 4 || copiedVariable(Call.getArg(0)) != Host ||
+      (Device && copiedVariable(Call.getArg(1)) != Device))
     return false;
   std::optional<MemcpyDirection> Direction =
       evaluateMemcpyKind(Call.getArg(3), Ctx);
-  return Direction && *Direction == MemcpyDirection::DeviceToHost &&
-         copiedVariable(Call.getArg(0)) == Host &&
-         copiedVariable(Call.getArg(1)) == Device;
+  return !Direction || *Direction == MemcpyDirection::DeviceToHost;
 }
 
 /// The statement of \p Block that holds \p S.
@@ -64,14 +66,6 @@ const Stmt *statementOfBlock(const Stmt *S, const CompoundStmt *Block,
   return nullptr;
 }
 
-/// True for a device-to-host `cudaMemcpy` into \p Host (`cudaMemcpy(&done,
-/// d_done, ...)`, `cudaMemcpy(done, d_done, ...)`).
-bool copiesInto(const CallExpr &Call, const VarDecl *Host) {
-  std::optional<CudaApi> Api = identifyCudaCall(&Call);
-  return Api && (*Api == CudaApi::Memcpy || *Api == CudaApi::MemcpyAsync) &&
-         Call.getNumArgs() > 0 && copiedVariable(Call.getArg(0)) == Host;
-}
-
 /// True for a literal, possibly negated or cast (`true`, `0`, `-1.0f`).
 bool isLiteralValue(const Expr *E) {
   E = E->IgnoreParenCasts();
@@ -84,19 +78,14 @@ bool isLiteralValue(const Expr *E) {
 
 /// The statement just before \p Upload in its block that sets all of
 /// \p Source the upload sends to a literal (`*done = true;`, `flag = 0;`,
-/// `memset(counts, 0, n)`), with nothing else writing it in between.
+/// `int tail = 0;`, `memset(counts, 0, n)`), with nothing else writing it
+/// in between.
 const Stmt *constantResetBefore(const CallExpr *Upload, const VarDecl *Source,
                                 ASTContext &Ctx) {
-  const Stmt *Child = Upload;
-  const Stmt *Parent = parentStmt(Upload, Ctx);
-  while (Parent && !isa<CompoundStmt>(Parent)) {
-    Child = Parent;
-    Parent = parentStmt(Parent, Ctx);
-  }
-  const auto *Block = dyn_cast_or_null<CompoundStmt>(Parent);
-  if (!Block)
+  std::optional<PlaceInBlock> Where = placeInBlock(Upload, Ctx);
+  if (!Where)
     return nullptr;
-  auto It = llvm::find(Block->body(), Child);
+  auto It = Where->At;
   constexpr unsigned Window = 3;
   unsigned Seen = 0;
   auto NamesSource = [&](const Expr *E) {
@@ -107,12 +96,17 @@ const Stmt *constantResetBefore(const CallExpr *Upload, const VarDecl *Source,
     const auto *Ref = dyn_cast<DeclRefExpr>(E);
     return Ref && Ref->getDecl() == Source;
   };
-  for (; It != Block->body().begin() && Seen < Window; ++Seen) {
+  for (; It != Where->Body.begin() && Seen < Window; ++Seen) {
     const Stmt *Previous = *--It;
     if (const auto *Assign = dyn_cast<BinaryOperator>(Previous);
         Assign && Assign->getOpcode() == BO_Assign &&
         NamesSource(Assign->getLHS()) && isLiteralValue(Assign->getRHS()) &&
         Assign->getLHS()->getType()->isScalarType())
+      return Previous;
+    if (const auto *Declaration = dyn_cast<DeclStmt>(Previous);
+        Declaration && Declaration->isSingleDecl() &&
+        Declaration->getSingleDecl() == Source && Source->getInit() &&
+        isLiteralValue(Source->getInit()) && Source->getType()->isScalarType())
       return Previous;
     if (const auto *Call = dyn_cast<CallExpr>(Previous);
         Call && Call->getDirectCallee() && Call->getNumArgs() == 3 &&
@@ -156,7 +150,7 @@ CopyInLoopCheck::returnedReadBack(const CallExpr *Upload, const VarDecl *Host,
                                                        llvm::reverse(After))) {
     if (const CallExpr *CopyBack =
             findFirst<CallExpr>(S, [&](const CallExpr &Call) {
-              return copiesBack(Call, Host, Device, Ctx);
+              return copiesBackInto(Call, Host, Device, Ctx);
             })) {
       Found.ReadBack = CopyBack;
       return Found;
@@ -227,7 +221,8 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
     if (const Stmt *Reset = constantResetBefore(Call, Source, Ctx)) {
       const bool TerminationFlag =
           containsMatch<CallExpr>(Loop, [&](const CallExpr &ReadBack) {
-            return &ReadBack != Call && copiesInto(ReadBack, Source) &&
+            return &ReadBack != Call &&
+                   copiesBackInto(ReadBack, Source, nullptr, Ctx) &&
                    decidesLoopExit(&ReadBack, Loop, Ctx);
           });
       if (TerminationFlag && !reportsTerminationReadBacks())

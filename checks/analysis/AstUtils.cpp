@@ -256,4 +256,53 @@ bool isManagedVariable(const VarDecl *Var) {
   return Text.contains("__managed__");
 }
 
+bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(S))
+    return evaluateCondition(Do->getCond(), Ctx) == false;
+  const auto *Braces = dyn_cast_or_null<CompoundStmt>(S);
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Braces && Braces->getLBracLoc().isMacroID() &&
+         Braces->getRBracLoc().isMacroID() &&
+         SM.isMacroBodyExpansion(Braces->getLBracLoc()) &&
+         isa_and_nonnull<CompoundStmt>(parentStmt(Braces, Ctx));
+}
+
+const Stmt *macroWrapperOfBlock(const Stmt *Block, ASTContext &Ctx) {
+  if (!isa_and_nonnull<CompoundStmt>(Block))
+    return nullptr;
+  if (isMacroStatementWrapper(Block, Ctx))
+    return Block;
+  const Stmt *Parent = parentStmt(Block, Ctx);
+  return isMacroStatementWrapper(Parent, Ctx) ? Parent : nullptr;
+}
+
+bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
+  return macroWrapperOfBlock(parentStmt(S, Ctx), Ctx) != nullptr;
+}
+
+std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
+                                         ASTContext &Ctx) {
+  const Stmt *Statement = Call;
+  for (const Stmt *P = parentStmt(Call, Ctx); P;
+       Statement = P, P = parentStmt(P, Ctx)) {
+    // Inside `CHECK(call)` expanding to `do { ... } while (0)`: the macro's
+    // statement is the one in the user's block.
+    if (const Stmt *Wrapper = macroWrapperOfBlock(P, Ctx)) {
+      Statement = P = Wrapper;
+      continue;
+    }
+    if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
+      llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
+      auto At = llvm::find(Body, Statement);
+      if (At == Body.end())
+        return std::nullopt;
+      return PlaceInBlock{Body, At};
+    }
+    if (!isa<Expr>(P) && !isa<DeclStmt>(P) &&
+        !(isa<IfStmt>(P) && isInsideMacroStatementWrapper(P, Ctx)))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 } // namespace clang::tidy::xfer

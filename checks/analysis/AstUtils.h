@@ -5,6 +5,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <optional>
 
 namespace clang::tidy::xfer {
@@ -86,6 +87,31 @@ bool isBeforeInSource(const Stmt *A, const Stmt *B, const SourceManager &SM);
 
 /// The 1-based line \p S begins on (at its expansion site).
 unsigned lineOf(const Stmt *S, const SourceManager &SM);
+
+/// `do { ... } while (0)`, or a block whose braces a macro spells: the
+/// wrapper of a statement-like macro (`CHECK(cudaMemcpy(...))`), one
+/// statement of the user's block.
+bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx);
+
+/// The wrapper statement whose body \p Block is (the `do` of `do { ... }
+/// while (0)`, or \p Block itself when a macro spells its braces), if any.
+const Stmt *macroWrapperOfBlock(const Stmt *Block, ASTContext &Ctx);
+
+/// True if \p S sits in the body of such a wrapper (an `if (err)` of the
+/// macro's error check).
+bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx);
+
+/// Where a call sits in the block that holds it: the block's statements
+/// and the one of them that holds the call (its own expression statement or
+/// declaration, or the statement a `CHECK(call)` macro expands to).
+struct PlaceInBlock {
+  llvm::ArrayRef<Stmt *> Body;
+  llvm::ArrayRef<Stmt *>::iterator At;
+};
+
+/// \p Call's place in its block, or nothing when a statement that is not an
+/// expression or a declaration (an `if`, a loop) comes first.
+std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call, ASTContext &Ctx);
 
 /// True for a variable declared `__managed__` (CUDA managed memory). Clang
 /// 19 keeps the `managed` attribute for HIP only and drops it in CUDA, so

@@ -42,37 +42,6 @@ bool refersToVariable(const Expr *E) {
   return false;
 }
 
-/// `do { ... } while (0)`, or a block whose braces a macro spells: the
-/// wrapper of a statement-like macro (`CHECK(cudaMemcpy(...))`), one
-/// statement of the user's block.
-bool isMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
-  if (const auto *Do = dyn_cast_or_null<DoStmt>(S))
-    return evaluateCondition(Do->getCond(), Ctx) == false;
-  const auto *Braces = dyn_cast_or_null<CompoundStmt>(S);
-  const SourceManager &SM = Ctx.getSourceManager();
-  return Braces && Braces->getLBracLoc().isMacroID() &&
-         Braces->getRBracLoc().isMacroID() &&
-         SM.isMacroBodyExpansion(Braces->getLBracLoc()) &&
-         isa_and_nonnull<CompoundStmt>(parentStmt(Braces, Ctx));
-}
-
-/// The wrapper statement whose body \p Block is (the `do` of `do { ... }
-/// while (0)`, or \p Block itself when a macro spells its braces), if any.
-const Stmt *macroWrapperOfBlock(const Stmt *Block, ASTContext &Ctx) {
-  if (!isa_and_nonnull<CompoundStmt>(Block))
-    return nullptr;
-  if (isMacroStatementWrapper(Block, Ctx))
-    return Block;
-  const Stmt *Parent = parentStmt(Block, Ctx);
-  return isMacroStatementWrapper(Parent, Ctx) ? Parent : nullptr;
-}
-
-/// True if \p S sits in the body of such a wrapper (an `if (err)` of the
-/// macro's error check).
-bool isInsideMacroStatementWrapper(const Stmt *S, ASTContext &Ctx) {
-  return macroWrapperOfBlock(parentStmt(S, Ctx), Ctx) != nullptr;
-}
-
 /// True if \p E names \p Field (`n`, `this->n`).
 bool namesField(const Expr *E, const FieldDecl *Field) {
   const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
@@ -2931,41 +2900,6 @@ bool decidesStepExit(const CallExpr *ReadBack, const FunctionDecl *Method,
 }
 
 namespace {
-
-/// Where a call sits in the block that holds it: the block's statements
-/// and the one of them that holds the call (its own expression statement or
-/// declaration).
-struct PlaceInBlock {
-  llvm::ArrayRef<Stmt *> Body;
-  llvm::ArrayRef<Stmt *>::iterator At;
-};
-
-/// \p Call's place in its block, or nothing when a statement that is not an
-/// expression or a declaration (an `if`, a loop) comes first.
-std::optional<PlaceInBlock> placeInBlock(const CallExpr *Call,
-                                         ASTContext &Ctx) {
-  const Stmt *Statement = Call;
-  for (const Stmt *P = parentStmt(Call, Ctx); P;
-       Statement = P, P = parentStmt(P, Ctx)) {
-    // Inside `CHECK(call)` expanding to `do { ... } while (0)`: the macro's
-    // statement is the one in the user's block.
-    if (const Stmt *Wrapper = macroWrapperOfBlock(P, Ctx)) {
-      Statement = P = Wrapper;
-      continue;
-    }
-    if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
-      llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
-      auto At = llvm::find(Body, Statement);
-      if (At == Body.end())
-        return std::nullopt;
-      return PlaceInBlock{Body, At};
-    }
-    if (!isa<Expr>(P) && !isa<DeclStmt>(P) &&
-        !(isa<IfStmt>(P) && isInsideMacroStatementWrapper(P, Ctx)))
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 /// True for `X % 1 == 0`: a counter guard whose period is 1 holds on every
 /// iteration.
