@@ -82,6 +82,62 @@ bool isUnsteppedField(const FieldDecl *Field) {
   return true;
 }
 
+/// The value of \p E when it reads a field that only its default member
+/// initializer sets (`struct Options { int64_t log_interval = 1; };` in
+/// this source file, never written): no other file can name a class a
+/// source file defines, so every read sees that value.
+std::optional<int64_t> unchangedFieldValue(const Expr *E, ASTContext &Ctx) {
+  const auto *Read = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  const auto *Field =
+      Read ? dyn_cast<FieldDecl>(Read->getMemberDecl()) : nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!Field || !Field->getInClassInitializer() ||
+      !SM.isInMainFile(SM.getExpansionLoc(Field->getLocation())))
+    return std::nullopt;
+  std::optional<int64_t> Value =
+      evaluateInt(Field->getInClassInitializer(), Ctx);
+  if (!Value)
+    return std::nullopt;
+  // Any mention but a read of the value may change it: an assignment, a
+  // reference or address handed to an option parser, an aggregate
+  // initializer, a constructor's initializer.
+  const RecordDecl *Class = Field->getParent();
+  bool MayChange = false;
+  auto OnStmt = [&](const Stmt &S) {
+    if (const auto *Mention = dyn_cast<MemberExpr>(&S);
+        Mention && Mention->getMemberDecl() == Field) {
+      const auto *Use =
+          dyn_cast_or_null<ImplicitCastExpr>(parentStmt(Mention, Ctx));
+      MayChange = !Use || Use->getCastKind() != CK_LValueToRValue;
+    } else if (const auto *List = dyn_cast<InitListExpr>(&S)) {
+      MayChange = List->getType()->getAsRecordDecl() == Class;
+    }
+    return MayChange ? WalkStep::Stop : WalkStep::Continue;
+  };
+  auto OnDecl = [&](const Decl &D) {
+    if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&D))
+      for (const CXXCtorInitializer *Init : Constructor->inits())
+        MayChange |= Init->isWritten() && Init->getMember() == Field;
+    return MayChange ? WalkStep::Stop : WalkStep::Continue;
+  };
+  WalkScope WithInstantiations;
+  WithInstantiations.TemplateInstantiations = true;
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (SM.isInMainFile(SM.getExpansionLoc(D->getLocation())) &&
+        !walkDecl(D, OnStmt, OnDecl, WithInstantiations))
+      break;
+  if (MayChange)
+    return std::nullopt;
+  return Value;
+}
+
+/// The period of `X % N`: a constant, or a setting that keeps its default.
+std::optional<int64_t> periodValue(const Expr *N, ASTContext &Ctx) {
+  if (std::optional<int64_t> Value = evaluateInt(N, Ctx))
+    return Value;
+  return unchangedFieldValue(N, Ctx);
+}
+
 /// `X % N` with X a counter: the period N.
 std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
   const auto *Rem = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
@@ -94,7 +150,8 @@ std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
       return std::nullopt;
   Guard G;
   G.Kind = GuardKind::EveryN;
-  if (std::optional<int64_t> N = evaluateInt(Rem->getRHS(), Ctx)) {
+  if (std::optional<int64_t> N =
+          periodValue(Rem->getRHS(), const_cast<ASTContext &>(Ctx))) {
     if (*N <= 1)
       return std::nullopt; // i % 1 == 0 holds on every iteration
     G.Period = static_cast<uint64_t>(*N);
@@ -2911,7 +2968,7 @@ bool holdsOnEveryIteration(const Expr *Cond, ASTContext &Ctx) {
                              std::pair(Equal->getRHS(), Equal->getLHS())}) {
     const auto *Rem = dyn_cast<BinaryOperator>(Side->IgnoreParenImpCasts());
     if (Rem && Rem->getOpcode() == BO_Rem &&
-        evaluateInt(Rem->getRHS(), Ctx) == std::optional<int64_t>(1) &&
+        periodValue(Rem->getRHS(), Ctx) == std::optional<int64_t>(1) &&
         evaluateInt(Other, Ctx) == std::optional<int64_t>(0))
       return true;
   }
