@@ -868,6 +868,12 @@ DeviceInference::evaluatePointer(const Expr *Original) {
     return PlacementFact{};
   const Expr *E = Original->IgnoreParenCasts();
 
+  // A row of an array (`float *rows[N][2]; ... rows[n]`) lives where the
+  // array does: a host array of device pointers is host memory.
+  if (const auto *Row = dyn_cast<ArraySubscriptExpr>(E);
+      Row && Row->getType()->isArrayType())
+    return evaluatePointer(Row->getBase());
+
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     if (!Var)

@@ -129,3 +129,19 @@ void freeHostMemory(int N) {
   // XFER-NOTE: :[[@LINE-3]]:26: note: 'Heap' is host memory: allocated on the host by malloc
   free(Heap);
 }
+
+// A row of a host array of device pointers is host memory: free its
+// elements, not the row. The elements themselves are device memory.
+void freeRows(int N) {
+  float *Rows[4][2];
+  for (int R = 0; R < 4; ++R)
+    for (int C = 0; C < 2; ++C)
+      cudaMalloc((void **)&Rows[R][C], N * sizeof(float));
+  for (int R = 0; R < 4; ++R) {
+    for (int C = 0; C < 2; ++C)
+      cudaFree(Rows[R][C]);
+    cudaFree(Rows[R]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaFree' is given host memory 'Rows[R]', which it cannot free (an invalid argument error at run time): release host memory with its own allocator, or pass device memory [xfer-device-mismatch]
+    // XFER-NOTE: :[[@LINE-2]]:14: note: 'Rows[R]' is host memory: the array 'Rows'
+  }
+}
