@@ -84,7 +84,7 @@ void infer(Layer &Model, float *Data, int N, int Batches) {
     // XFER-NOTE: :74:5: note: 'cudaFree' synchronizes with the GPU here too
 }
 
-// Fourteen allocations: the finding lists twelve operations at most.
+// Thirty-four allocations: the finding lists thirty-two operations at most.
 static void allocateMany() {
   void *P;
   cudaMalloc(&P, 1);
@@ -101,12 +101,32 @@ static void allocateMany() {
   cudaMalloc(&P, 12);
   cudaMalloc(&P, 13);
   cudaMalloc(&P, 14);
+  cudaMalloc(&P, 15);
+  cudaMalloc(&P, 16);
+  cudaMalloc(&P, 17);
+  cudaMalloc(&P, 18);
+  cudaMalloc(&P, 19);
+  cudaMalloc(&P, 20);
+  cudaMalloc(&P, 21);
+  cudaMalloc(&P, 22);
+  cudaMalloc(&P, 23);
+  cudaMalloc(&P, 24);
+  cudaMalloc(&P, 25);
+  cudaMalloc(&P, 26);
+  cudaMalloc(&P, 27);
+  cudaMalloc(&P, 28);
+  cudaMalloc(&P, 29);
+  cudaMalloc(&P, 30);
+  cudaMalloc(&P, 31);
+  cudaMalloc(&P, 32);
+  cudaMalloc(&P, 33);
+  cudaMalloc(&P, 34);
 }
 void allocateEachStep(float *Data, int N, int Steps) {
   for (int Step = 0; Step < Steps; ++Step) {
     allocateMany();
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'allocateMany()' synchronizes with the GPU on every iteration of the loop at line 106: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
-    // XFER-NOTE: :106:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'allocateMany()' synchronizes with the GPU on every iteration of the loop at line 126: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :126:3: note: loop starts here
     // XFER-NOTE: :90:3: note: 'cudaMalloc' synchronizes with the GPU here
     // XFER-NOTE: :91:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :92:3: note: 'cudaMalloc' synchronizes with the GPU here too
@@ -119,6 +139,26 @@ void allocateEachStep(float *Data, int N, int Steps) {
     // XFER-NOTE: :99:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :100:3: note: 'cudaMalloc' synchronizes with the GPU here too
     // XFER-NOTE: :101:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :102:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :103:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :104:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :105:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :106:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :107:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :108:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :109:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :110:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :111:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :112:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :113:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :114:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :115:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :116:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :117:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :118:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :119:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :120:3: note: 'cudaMalloc' synchronizes with the GPU here too
+    // XFER-NOTE: :121:3: note: 'cudaMalloc' synchronizes with the GPU here too
     scale<<<1, 32>>>(Data, N);
   }
 }
