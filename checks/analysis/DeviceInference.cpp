@@ -458,7 +458,7 @@ DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
     return PlacementFact{};
   bool ThroughPointer = Use->isArrow();
   if (ThroughPointer ? !Base->getType()->isPointerType()
-                     : !Base->getType()->isRecordType())
+                     : !Base->getType().getNonReferenceType()->isRecordType())
     return PlacementFact{};
   const FunctionDecl *Function = enclosingFunction(Use, Ctx);
   if (!Function || !Function->getBody())
@@ -505,6 +505,22 @@ DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
   }
 
   if (!Last) {
+    // An object the caller passes in (`Params &p`, `Params *p`): what the
+    // program stores into the field, when every store this file sees puts
+    // the same kind of memory there (a settings struct whose buffers one
+    // function allocates).
+    if (isa<ParmVarDecl>(Base)) {
+      std::optional<Placement> Stored;
+      auto Stores = userCode().FieldWrites.find(Field);
+      if (Stores != userCode().FieldWrites.end())
+        for (const Expr *Value : Stores->second) {
+          Placement Where = joinKnown({Value}, ValueKind::Pointer, "").Where;
+          if (Where == Placement::Unknown || (Stored && *Stored != Where))
+            return PlacementFact{};
+          Stored = Where;
+        }
+      return fieldPlacement(Field, ValueKind::Pointer);
+    }
     if (ThroughPointer)
       return PlacementFact{};
     const Expr *Init = fieldInitializer(Base->getInit(), Field);

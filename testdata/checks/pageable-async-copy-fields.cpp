@@ -109,3 +109,32 @@ void unknownFields(Buf *P, Buf Param, float *Dev, size_t N, cudaStream_t S,
   fill(P, N);
   cudaMemcpyAsync(Dev, P->host, N, cudaMemcpyHostToDevice, S);
 }
+
+// A settings object the caller passes in: its buffer is what the program
+// stores into that field (here, memory from new), wherever that is.
+struct FrameParams {
+  float *input;
+  float *staged;
+  float *device;
+  int size;
+};
+void allocateFrameParams(FrameParams &Params) {
+  Params.input = new float[Params.size];
+  cudaMallocHost((void **)&Params.staged, Params.size * sizeof(float));
+  cudaMalloc((void **)&Params.device, Params.size * sizeof(float));
+}
+void uploadFrames(FrameParams &Params, const FrameParams *Same, int Frames,
+                  cudaStream_t S) {
+  for (int F = 0; F < Frames; ++F) {
+    cudaMemcpyAsync(Params.device, Params.input, Params.size * sizeof(float),
+                    cudaMemcpyHostToDevice, S);
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+    // XFER-NOTE: :122:18: note: pageable host memory: allocated on the host by new (stored in 'input')
+    cudaMemcpyAsync(Params.device, Params.staged, Params.size * sizeof(float),
+                    cudaMemcpyHostToDevice, S);
+    cudaMemcpyAsync(Same->device, Same->input, Same->size * sizeof(float),
+                    cudaMemcpyHostToDevice, S);
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+    // XFER-NOTE: :122:18: note: pageable host memory: allocated on the host by new (stored in 'input')
+  }
+}
