@@ -2232,6 +2232,10 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
     if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
         Ref && isa<VarDecl, BindingDecl>(Ref->getDecl()))
       return Ref->getDecl();
+    // A buffer a struct holds (`params.h_out`, `host->active`).
+    if (const auto *Member = dyn_cast_or_null<MemberExpr>(E);
+        Member && isa<FieldDecl>(Member->getMemberDecl()))
+      return Member->getMemberDecl();
     return nullptr;
   };
   // cudaMemcpy(&flag, dFlag, ...): the host destination is the first
@@ -2506,7 +2510,8 @@ bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
       return false;
     llvm::StringRef Name = Callee->getName();
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-      return llvm::is_contained({"read", "grab", "retrieve"}, Name) &&
+      return (Name.starts_with("read") ||
+              llvm::is_contained({"grab", "retrieve"}, Name)) &&
              IsSourceClass(Member->getImplicitObjectArgument()->getType());
     return llvm::is_contained({"fread", "getline", "fgets", "recv"}, Name);
   };
@@ -2559,12 +2564,22 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   const ValueDecl *Destination = readBackTarget(Copy, Ctx);
   if (!Destination)
     return false;
-  return containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Ref) {
-    return Ref.getDecl()->getCanonicalDecl() ==
-               Destination->getCanonicalDecl() &&
-           SM.isBeforeInTranslationUnit(Copy->getEndLoc(), Ref.getBeginLoc()) &&
-           !isWithin(&Ref, Copy, Ctx) &&
-           consumesOnHost(&Ref, /*StoreConsumes=*/true, Ctx);
+  // A use of the destination variable, or of the field (of any object)
+  // when the copy lands in a struct's buffer.
+  auto Names = [&](const Expr &Use) {
+    const ValueDecl *Named = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&Use))
+      Named = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(&Use))
+      Named = Member->getMemberDecl();
+    return Named &&
+           Named->getCanonicalDecl() == Destination->getCanonicalDecl();
+  };
+  return containsMatch<Expr>(Scope, [&](const Expr &Use) {
+    return Names(Use) &&
+           SM.isBeforeInTranslationUnit(Copy->getEndLoc(), Use.getBeginLoc()) &&
+           !isWithin(&Use, Copy, Ctx) &&
+           consumesOnHost(&Use, /*StoreConsumes=*/true, Ctx);
   });
 }
 
