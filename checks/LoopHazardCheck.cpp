@@ -283,8 +283,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   if (!runsOnHotIterations(Call, Frequency, Ctx))
     return;
   // A wait next to a blocking read-back costs nothing the read-back does
-  // not: the read-back is the finding, if any.
-  if (!Path && waitsBesideBlockingTransfer(Call, Analyses->devices()))
+  // not: the read-back is the finding, if any. So does a call of a helper
+  // that only waits (`gpuErrchk()` after the frame's copies).
+  if (waitsBesideBlockingTransfer(
+          Call, Analyses->devices(),
+          Path && Analyses->summaries(ReportUnknownPlacement).onlyWaits(Call)))
     return;
   // A wait that another wait precedes on every path, with no device work
   // queued in between, waits for nothing.

@@ -281,4 +281,23 @@ CallSummaries::summarize(const FunctionDecl *Function) {
   return Summaries[Function] = std::move(Result);
 }
 
+bool CallSummaries::onlyWaits(const CallExpr *Call) {
+  llvm::SmallVector<const FunctionDecl *, 2> Targets = targetsOf(Call);
+  return !Targets.empty() &&
+         llvm::all_of(Targets, [&](const FunctionDecl *Function) {
+           llvm::ArrayRef<HazardPath> Waits =
+               findAll(Function, HazardKind::HostSync);
+           return !Waits.empty() &&
+                  llvm::all_of(Waits,
+                               [](const HazardPath &Path) {
+                                 return isBareWait(Path.Steps.back());
+                               }) &&
+                  findAll(Function, HazardKind::DeviceToHostCopy).empty() &&
+                  findAll(Function, HazardKind::HostToDeviceCopy).empty() &&
+                  Function->getBody() &&
+                  !queuesDeviceWork(Function->getBody(), Devices.context(),
+                                    UnseenFunctions{});
+         });
+}
+
 } // namespace clang::tidy::xfer

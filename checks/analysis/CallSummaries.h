@@ -84,6 +84,11 @@ public:
   llvm::SmallVector<HazardPath, 4> findAllThroughCall(const CallExpr *Call,
                                                       HazardKind Kind);
 
+  /// True if every function \p Call may run only waits: its hazards are
+  /// bare waits (an error check that synchronizes), and it neither copies
+  /// nor queues device work of its own.
+  bool onlyWaits(const CallExpr *Call);
+
 private:
   using Summary = std::array<llvm::SmallVector<HazardPath, 1>, 3>;
   static unsigned slot(HazardKind Kind) {

@@ -3095,9 +3095,9 @@ bool waitsBesideReadBack(
                        Where->Body.rend());
 }
 
-bool waitsBesideBlockingTransfer(const CallExpr *Wait,
-                                 DeviceInference &Devices) {
-  return isBareWait(Wait) &&
+bool waitsBesideBlockingTransfer(const CallExpr *Wait, DeviceInference &Devices,
+                                 bool CallOnlyWaits) {
+  return (CallOnlyWaits || isBareWait(Wait)) &&
          waitsBesideReadBack(
              Wait, Devices.context(), [&](const CallExpr *Other) {
                return Other != Wait && isBlockingTransfer(Other, Devices);

@@ -237,10 +237,12 @@ bool waitsBesideReadBack(
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
 /// waitsBesideReadBack for the copies isBlockingTransfer accepts (blocking
-/// read-backs and uploads): true if the bare wait \p Wait waits for nothing
-/// such a copy beside it does not.
-bool waitsBesideBlockingTransfer(const CallExpr *Wait,
-                                 DeviceInference &Devices);
+/// read-backs and uploads): true if the bare wait \p Wait (or, when
+/// \p CallOnlyWaits, a call of a helper that only waits, such as an error
+/// check that synchronizes) waits for nothing such a copy beside it does
+/// not.
+bool waitsBesideBlockingTransfer(const CallExpr *Wait, DeviceInference &Devices,
+                                 bool CallOnlyWaits = false);
 
 /// The blocking read-backs (\p IsBlockingReadBack) that \p ReadBack's
 /// iteration performs after it with nothing that queues device work in

@@ -3,6 +3,7 @@
 #include "analysis/ProjectFacts.h"
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
+#include "analysis/CallSummaries.h"
 #include "analysis/CudaEvidence.h"
 #include "analysis/LoopContext.h"
 #include "analysis/StepFunctions.h"
@@ -154,6 +155,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       It->second = classifyLoop(Loop, Ctx);
     return It->second;
   };
+  CallSummaries Summaries(Devices, /*ReportUnknownPlacement=*/false);
   for (const auto &[Site, Callee] : Calls) {
     // Which calls run on every step: on every iteration of a loop that
     // queues device work (not an evaluation pass), or unconditionally from
@@ -200,9 +202,16 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
         // metrics, not an application's output.
         if (trainsInLoop(Frequency.Loops.front().Loop, SM))
           Facts.TrainingLoops.insert(Where);
-        if (Unconditional)
+        // A helper that only waits, called beside a blocking copy, waits
+        // for nothing the copy does not: not a step's cost.
+        const auto *StepCall = dyn_cast<CallExpr>(Site);
+        const bool WaitsForNothing =
+            StepCall && Summaries.onlyWaits(StepCall) &&
+            waitsBesideBlockingTransfer(StepCall, Devices,
+                                        /*CallOnlyWaits=*/true);
+        if (!WaitsForNothing && Unconditional)
           Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
-        else
+        else if (!WaitsForNothing)
           Facts.ConditionalStepCalls.try_emplace(functionKey(Callee),
                                                  std::move(Conditional));
       }

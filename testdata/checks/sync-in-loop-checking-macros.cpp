@@ -37,3 +37,30 @@ void run(const int *Frame, int *Device, int *Scratch, int *Labels, int N,
   // XFER-NOTE: :23:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
   // XFER-NOTE: :15:5: note: expanded from macro 'CUDA_WARN'
 }
+
+// The same for a helper that only waits and checks for errors: called after
+// the frame's blocking read-back it waits for nothing more (silent); called
+// after kernels it waits for them (reported).
+inline void checkDevice(const char *File, int Line) {
+  cudaDeviceSynchronize();
+  cudaError_t Status = cudaGetLastError();
+  if (Status != cudaSuccess)
+    std::printf("%s:%d: %s\n", File, Line, cudaGetErrorString(Status));
+}
+#define CHECK_DEVICE() { checkDevice(__FILE__, __LINE__); }
+void processFrames(int *Device, int *Labels, int N, int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    blur<<<1, 32>>>(Device);
+    cudaMemcpy(Labels, Device, N * sizeof(int), cudaMemcpyDeviceToHost);
+    std::printf("%d\n", Labels[0]);
+    CHECK_DEVICE();
+  }
+  for (int F = 0; F < Frames; ++F) {
+    blur<<<1, 32>>>(Device);
+    CHECK_DEVICE();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'checkDevice()' synchronizes with the GPU on every iteration of the loop at line 58: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :58:3: note: loop starts here
+    // XFER-NOTE: :45:3: note: 'cudaDeviceSynchronize' synchronizes with the GPU here
+    // XFER-NOTE: :50:26: note: expanded from macro 'CHECK_DEVICE'
+  }
+}
