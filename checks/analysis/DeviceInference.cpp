@@ -773,9 +773,11 @@ void DeviceInference::collectDefinitions(const FunctionDecl *Function) {
   // In RecursiveASTVisitor's order for one node: what holds for every call,
   // then for the kind of call.
   auto OnCall = [&](const CallExpr *Call) {
-    // A module handed to user code may be moved there.
+    // A module handed to user code may be moved there; one torch::load
+    // fills takes the devices its parameters were saved from.
     if (const FunctionDecl *Callee = Call->getDirectCallee();
-        !isa<CXXOperatorCallExpr>(Call) && (!Callee || !isInLibTorch(Callee)))
+        !isa<CXXOperatorCallExpr>(Call) &&
+        (!Callee || !isInLibTorch(Callee) || isNamed(Callee, "load")))
       for (const Expr *Arg : Call->arguments())
         if (const VarDecl *Var = moduleVariable(Arg))
           Out[Var].push_back({Call, nullptr, false});

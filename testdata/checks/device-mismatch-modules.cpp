@@ -257,3 +257,15 @@ void styleOnDevice() {
   (void)Styler->forward(Label, X);
   // XFER-WARNING: :[[@LINE-1]]:17: warning: calling 'Styler' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// A module torch::load fills takes the devices its parameters were saved
+// from: not known to be on the host. One built and never loaded is.
+void loadedModule(const std::string &Path) {
+  torch::nn::Linear Loaded(16, 1);
+  torch::load(Loaded, Path);
+  auto X = torch::randn({2, 16}, torch::kCUDA);
+  (void)Loaded(X);
+  torch::nn::Linear Fresh(16, 1);
+  (void)Fresh(X);
+  // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Fresh' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

@@ -419,4 +419,8 @@ inline at::Tensor solve(const at::Tensor &A, const at::Tensor &B,
 }
 } // namespace linalg
 using at::inverse;
+// As in torch/serialize.h: a module or tensor read from, or written to, a
+// file (a loaded module's parameters keep the devices they were saved from).
+template <typename Value> void save(const Value &V, const std::string &Path);
+template <typename Value> void load(Value &V, const std::string &Path);
 } // namespace torch
