@@ -289,6 +289,10 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
           Call, Analyses->devices(),
           Path && Analyses->summaries(ReportUnknownPlacement).onlyWaits(Call)))
     return;
+  // A side stream's wait before work on the legacy default stream hands
+  // the stage on (LABELLING.md's pipeline hand-off).
+  if (!Path && handsOffToDefaultStream(Call, Ctx))
+    return;
   // A wait that another wait precedes on every path, with no device work
   // queued in between, waits for nothing.
   if (!Path && isBareWait(Call) &&
@@ -464,7 +468,7 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
       decidesStepExit(Call, enclosingFunction(Call, Ctx), Ctx))
     return;
   if (waitsBesideBlockingTransfer(Call, Analyses->devices()) ||
-      followsBlockingReadBack(Call, Ctx))
+      followsBlockingReadBack(Call, Ctx) || handsOffToDefaultStream(Call, Ctx))
     return;
   if (lacksCudaEvidence(H))
     return;

@@ -3104,6 +3104,72 @@ bool waitsBesideBlockingTransfer(const CallExpr *Wait, DeviceInference &Devices,
              });
 }
 
+namespace {
+
+/// True if \p Stream names the legacy default stream (absent, 0, null).
+bool isDefaultStream(const Expr *Stream, ASTContext &Ctx) {
+  if (!Stream || isa<CXXDefaultArgExpr>(Stream))
+    return true;
+  return Stream->IgnoreParenCasts()->isNullPointerConstant(
+             Ctx, Expr::NPC_ValueDependentIsNotNull) ||
+         evaluateInt(Stream, Ctx) == std::optional<int64_t>(0);
+}
+
+/// Whether the first device work \p S queues runs on the legacy default
+/// stream: a kernel launched without a stream, a blocking copy, or the same
+/// first thing in a function defined here that \p S calls.
+std::optional<bool> firstWorkOnDefaultStream(const Stmt *S, ASTContext &Ctx,
+                                             unsigned Depth) {
+  std::optional<bool> Found;
+  walkStmt(S, [&](const Stmt &Node) {
+    const auto *Call = dyn_cast<CallExpr>(&Node);
+    if (!Call)
+      return WalkStep::Continue;
+    if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(Call)) {
+      const CallExpr *Config = Launch->getConfig();
+      Found = !Config || Config->getNumArgs() < 4 ||
+              isDefaultStream(Config->getArg(3), Ctx);
+      return WalkStep::Stop;
+    }
+    if (std::optional<CudaApi> Api = identifyCudaCall(Call)) {
+      if (*Api == CudaApi::Memcpy || *Api == CudaApi::Memcpy2D) {
+        Found = true;
+        return WalkStep::Stop;
+      }
+      return WalkStep::Continue;
+    }
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Definition = nullptr;
+    if (Depth < 3 && Callee && Callee->hasBody(Definition) &&
+        !Ctx.getSourceManager().isInSystemHeader(
+            Ctx.getSourceManager().getExpansionLoc(Definition->getLocation())))
+      if ((Found =
+               firstWorkOnDefaultStream(Definition->getBody(), Ctx, Depth + 1)))
+        return WalkStep::Stop;
+    return WalkStep::Continue;
+  });
+  return Found;
+}
+
+} // namespace
+
+bool handsOffToDefaultStream(const CallExpr *Wait, ASTContext &Ctx) {
+  std::optional<CudaApi> Api = identifyCudaCall(Wait);
+  if (!Api || *Api != CudaApi::StreamSynchronize || Wait->getNumArgs() < 1 ||
+      isDefaultStream(Wait->getArg(0), Ctx))
+    return false;
+  std::optional<PlaceInBlock> Where = placeInBlock(Wait, Ctx);
+  if (!Where)
+    return false;
+  for (auto It = std::next(Where->At); It != Where->Body.end(); ++It) {
+    if (!isStraightLine(*It, Ctx))
+      return false;
+    if (std::optional<bool> OnDefault = firstWorkOnDefaultStream(*It, Ctx, 0))
+      return *OnDefault;
+  }
+  return false;
+}
+
 llvm::SmallVector<const CallExpr *, 4>
 readBacksAfter(const CallExpr *ReadBack, ASTContext &Ctx,
                llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {

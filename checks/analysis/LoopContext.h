@@ -244,6 +244,13 @@ bool waitsBesideReadBack(
 bool waitsBesideBlockingTransfer(const CallExpr *Wait, DeviceInference &Devices,
                                  bool CallOnlyWaits = false);
 
+/// True if \p Wait is `cudaStreamSynchronize(s)` on a stream of the
+/// program's own, and the next device work in its block (past further
+/// waits and host code, through calls of functions defined here) runs on
+/// the legacy default stream: a hand-off from a stage on side streams to
+/// the default stream, which LABELLING.md counts as acceptable.
+bool handsOffToDefaultStream(const CallExpr *Wait, ASTContext &Ctx);
+
 /// The blocking read-backs (\p IsBlockingReadBack) that \p ReadBack's
 /// iteration performs after it with nothing that queues device work in
 /// between: later in the same statement, or in the statements that follow

@@ -148,3 +148,25 @@ void writeEveryStep(float *Device, float *Host, int Steps) {
     }
   }
 }
+
+// Waits on the program's own streams before work on the legacy default
+// stream hand the stage on (a pipeline hand-off, acceptable); the same
+// waits before more work on those streams stall the host for nothing.
+__global__ void stage(float *Data);
+void blurOnDefaultStream(float *Data) { stage<<<1, 32>>>(Data); }
+void handOff(float *Data, cudaStream_t *Streams, int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    stage<<<1, 32, 0, Streams[0]>>>(Data);
+    stage<<<1, 32, 0, Streams[1]>>>(Data);
+    cudaStreamSynchronize(Streams[0]);
+    cudaStreamSynchronize(Streams[1]);
+    blurOnDefaultStream(Data);
+  }
+  for (int F = 0; F < Frames; ++F) {
+    stage<<<1, 32, 0, Streams[0]>>>(Data);
+    cudaStreamSynchronize(Streams[0]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 165: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :165:3: note: loop starts here
+    stage<<<1, 32, 0, Streams[1]>>>(Data);
+  }
+}
