@@ -186,6 +186,17 @@ bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
       });
 }
 
+/// The name of what \p Call calls: its function, or the callable object it
+/// invokes (`step(loss)` on a std::function).
+std::string calledName(const CallExpr *Call) {
+  if (const auto *Invoke = dyn_cast<CXXOperatorCallExpr>(Call);
+      Invoke && Invoke->getOperator() == OO_Call && Invoke->getNumArgs() > 0)
+    if (const auto *Callable =
+            dyn_cast<DeclRefExpr>(Invoke->getArg(0)->IgnoreParenImpCasts()))
+      return Callable->getDecl()->getNameAsString();
+  return Call->getDirectCallee()->getNameAsString();
+}
+
 /// True if every operation of \p Paths allocates or releases (no read-back
 /// or wait among them).
 bool acquiresOrReleasesOnly(llvm::ArrayRef<HazardPath> Paths) {
@@ -272,7 +283,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     } else {
       return;
     }
-    H->Operation = Call->getDirectCallee()->getNameAsString() + "()";
+    H->Operation = calledName(Call) + "()";
   }
   if (lacksCudaEvidence(*H))
     return;

@@ -32,6 +32,24 @@ std::optional<unsigned> parameterIndex(const FunctionDecl *Function,
   return Parameter->getFunctionScopeIndex();
 }
 
+/// The lambda \p Arg passes (`[&](Tensor l) {...}` itself, or a local
+/// variable it initialises), through the std::function built from it.
+const LambdaExpr *passedLambda(const Expr *Arg) {
+  const Expr *E = ignoreTemporaries(Arg);
+  while (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() != 1)
+      return nullptr;
+    E = ignoreTemporaries(Construct->getArg(0));
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
+    return Lambda;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getInit() || !Var->isLocalVarDecl())
+    return nullptr;
+  return dyn_cast<LambdaExpr>(ignoreTemporaries(Var->getInit()));
+}
+
 /// Adds \p Path to \p Paths unless its operation is there already (a
 /// helper called twice) or \p Paths is full.
 void addPath(llvm::SmallVectorImpl<HazardPath> &Paths, HazardPath Path) {
@@ -51,6 +69,21 @@ CallSummaries::targetsOf(const CallExpr *Call) {
   llvm::SmallVector<const FunctionDecl *, 2> Targets;
   if (const FunctionDecl *Defined = definedCallee(Call, SM))
     Targets.push_back(Defined);
+  // `callback(loss)` on a std::function parameter runs the lambdas the
+  // function's callers pass (a training step handed to the batch loop).
+  if (const auto *Invoke = dyn_cast<CXXOperatorCallExpr>(Call);
+      Invoke && Invoke->getOperator() == OO_Call && Invoke->getNumArgs() > 0)
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Invoke->getArg(0)->IgnoreParenImpCasts()))
+      if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+        if (const auto *Function =
+                dyn_cast<FunctionDecl>(Param->getDeclContext()))
+          for (const CallExpr *Site : Devices.callSitesOf(Function))
+            if (Param->getFunctionScopeIndex() < Site->getNumArgs())
+              if (const LambdaExpr *Lambda = passedLambda(
+                      Site->getArg(Param->getFunctionScopeIndex())))
+                if (!llvm::is_contained(Targets, Lambda->getCallOperator()))
+                  Targets.push_back(Lambda->getCallOperator());
   const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call);
   const auto *Method =
       MemberCall ? dyn_cast_or_null<CXXMethodDecl>(MemberCall->getMethodDecl())

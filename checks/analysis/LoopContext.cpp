@@ -750,6 +750,23 @@ bool walksContainerElements(const Stmt *Loop) {
   return methodCalledOnEachElement(Loop) != nullptr;
 }
 
+/// True if \p Loop is a range-for over a model's or an optimizer's
+/// parameters (`model->parameters()`, `group.params()`,
+/// `optimizer.param_groups()`): per-parameter work of one step (clipping,
+/// an update), whose trips are tensors, not steps.
+bool walksParameters(const Stmt *Loop) {
+  const auto *Range = dyn_cast<CXXForRangeStmt>(Loop);
+  return Range && Range->getRangeInit() &&
+         containsMatch<CallExpr>(
+             Range->getRangeInit(), [](const CallExpr &Call) {
+               const FunctionDecl *Callee = Call.getDirectCallee();
+               return Callee && Callee->getIdentifier() &&
+                      llvm::is_contained({"parameters", "named_parameters",
+                                          "params", "param_groups"},
+                                         Callee->getName());
+             });
+}
+
 /// True if \p Loop walks the stages of a model or pipeline of the program's
 /// own polymorphic classes (`for (auto &Layer : Layers)
 /// Layer->forward_prop(X)`): each of its trips is part of the same step,
@@ -1201,7 +1218,8 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx) {
     if (!isLoopStmt(&S) || isNeverRepeated(&S, Ctx))
       return WalkStep::Continue;
     std::optional<uint64_t> Trips = constantTripCount(&S, Ctx);
-    if ((Trips && *Trips <= Handful) || walksContainerElements(&S))
+    if ((Trips && *Trips <= Handful) || walksContainerElements(&S) ||
+        walksParameters(&S))
       return WalkStep::Continue;
     if (trainsInLoop(&S, SM) ||
         (launchesCompute(&S, SM) && waitsForDeviceWithin(&S, Ctx))) {

@@ -167,3 +167,32 @@ void lossOfMixedOperands(torch::nn::Linear &Model, int Steps) {
     // XFER-NOTE: :161:3: note: loop starts here
   }
 }
+
+// A training step handed to the batch loop as a std::function runs on every
+// batch: what the lambda does (clipping each parameter's gradient, which
+// reads its norm back) is a cost of the call in the loop. A loop over the
+// parameters inside it is part of one step, not a step loop of its own.
+#include <functional>
+void eachBatch(torch::nn::Linear &Model, std::vector<torch::Tensor> &Inputs,
+               std::function<void(torch::Tensor)> Step,
+               std::function<void(torch::Tensor)> Report) {
+  for (auto &Input : Inputs) {
+    torch::Tensor Loss = Model->forward(Input.to(Gpu)).sum();
+    Step(Loss);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'Step()' synchronizes with the GPU on every iteration of the loop at line 179: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :179:3: note: loop starts here
+    // XFER-NOTE: :194:7: note: 'torch::nn::utils::clip_grad_norm_()' synchronizes with the GPU here
+    Report(Loss);
+  }
+}
+void trainWithClipping(torch::nn::Linear &Model,
+                       std::vector<torch::Tensor> &Inputs) {
+  Model->to(Gpu);
+  auto Step = [&](torch::Tensor Loss) {
+    Loss.backward();
+    for (auto &Parameter : Model->parameters())
+      torch::nn::utils::clip_grad_norm_({Parameter}, 1.0);
+  };
+  auto Report = [&](torch::Tensor Loss) { (void)Loss; };
+  eachBatch(Model, Inputs, Step, Report);
+}
