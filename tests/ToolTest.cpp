@@ -381,6 +381,43 @@ int main() {
       << (*Written)->getBuffer().str();
 }
 
+// A definition whose value parameters are `const` (`const float threshold`)
+// is the function its header declares without it: the index keys both the
+// same, so the helper's allocation is reported on every call of the loop.
+TEST_F(ToolTest, ConstValueParametersKeyTheSameFunctionAcrossFiles) {
+  write("mapping.h", "int countMatches(int *Data, float Threshold);\n");
+  std::string Mapping = write("mapping.cpp", R"cpp(#include <cuda_runtime.h>
+#include "mapping.h"
+__global__ void match(int *Data, float Threshold, int *Count);
+int countMatches(int *Data, const float Threshold) {
+  int *Count = nullptr;
+  cudaMalloc((void **)&Count, sizeof(int));
+  match<<<64, 256>>>(Data, Threshold, Count);
+  return 0;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include "mapping.h"
+int main() {
+  int Total = 0;
+  for (int Frame = 0; Frame < 1000; ++Frame)
+    Total += countMatches(nullptr, 0.5f);
+  return Total;
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R =
+      run(Tool, {"--index=" + Index, Mapping, Main, "--", "-x", "cuda",
+                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("mapping.cpp:6:3: warning: 'cudaMalloc' synchronizes "
+                       "with the GPU on every call of 'countMatches()', "
+                       "which runs on every iteration of the loop at "
+                       "main.cpp:4"))
+      << R.Out;
+}
+
 // A step loop that calls a virtual method of an abstract backend reaches
 // every override the program defines, in other files too: the CUDA
 // backend's per-step wait is reported; its one-time setup, the read-back

@@ -48,13 +48,18 @@ void forEachOverriddenMethod(
 
 std::string functionKey(const FunctionDecl *Function) {
   // Parameter types tell overloads apart (a class's copy and move
-  // assignment); canonical, so typedefs spell the same in every file.
+  // assignment); canonical, so typedefs spell the same in every file, and
+  // without top-level qualifiers, which are not part of the function's type
+  // (`f(const float x)` defines the `f(float x)` a header declares).
   std::string Key = Function->getQualifiedNameAsString() + "(";
   const PrintingPolicy &Policy = Function->getASTContext().getPrintingPolicy();
   for (const ParmVarDecl *Parameter : Function->parameters()) {
     if (Parameter->getFunctionScopeIndex() > 0)
       Key += ",";
-    Key += Parameter->getType().getCanonicalType().getAsString(Policy);
+    Key += Parameter->getType()
+               .getCanonicalType()
+               .getUnqualifiedType()
+               .getAsString(Policy);
   }
   return Key + ")";
 }
