@@ -211,9 +211,10 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
         // for nothing the copy does not: not a step's cost.
         const auto *StepCall = dyn_cast<CallExpr>(Site);
         const bool WaitsForNothing =
-            StepCall && Summaries.onlyWaits(StepCall) &&
+            StepCall &&
             waitsBesideBlockingTransfer(StepCall, Devices,
-                                        /*CallOnlyWaits=*/true);
+                                        /*CallOnlyWaits=*/true) &&
+            Summaries.onlyWaits(StepCall);
         if (!WaitsForNothing && Unconditional)
           Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
         else if (!WaitsForNothing)
