@@ -215,18 +215,10 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
     return false;
   const Stmt *Loop = Frequency.Loops.front().Loop;
   if (isWithin(Call, Loop, Ctx)) {
-    // A flag reset by uploading a constant the host has just written. The
-    // reset of a termination flag (the loop reads it back to decide whether
-    // to go on) is part of that protocol, silent like the read-back.
+    // A flag reset by uploading a constant the host has just written, a
+    // termination flag's too: the read-back that decides whether the loop
+    // goes on is necessary, the blocking upload before it is not.
     if (const Stmt *Reset = constantResetBefore(Call, Source, Ctx)) {
-      const bool TerminationFlag =
-          containsMatch<CallExpr>(Loop, [&](const CallExpr &ReadBack) {
-            return &ReadBack != Call &&
-                   copiesBackInto(ReadBack, Source, nullptr, Ctx) &&
-                   decidesLoopExit(&ReadBack, Loop, Ctx);
-          });
-      if (TerminationFlag && !reportsTerminationReadBacks())
-        return false;
       ConstantResets[Call] = Reset;
       return true;
     }

@@ -54,11 +54,6 @@ protected:
   DiagnosticBuilder diag(SourceLocation Loc, llvm::StringRef Message,
                          DiagnosticIDs::Level Level = DiagnosticIDs::Warning);
 
-  /// The ReportTerminationReadBacks option.
-  bool reportsTerminationReadBacks() const {
-    return ReportTerminationReadBacks;
-  }
-
 private:
   const SourceManager *Sources = nullptr;
 

@@ -79,10 +79,10 @@ void changingWeights(float *Out, const float *In, float *DeviceWeights,
   }
 }
 
-// A counter the host sets to a constant and uploads on every iteration (a
-// frontier's tail reset each level) is a reset the device can do itself; a
-// value the host computes is new data. A termination flag's reset is part
-// of the termination test, silent like its read-back.
+// A counter or flag the host sets to a constant and uploads on every
+// iteration is a reset the device can do itself; a computed value is new.
+// XFER-WARNING: :[[@LINE+9]]:5: warning: 'cudaMemcpy' copies 'HostDone' to the GPU on every iteration of the loop at line 91 only to set it to the constant the host wrote at line 92: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
+// XFER-NOTE: :91:3: note: loop starts here
 void relaxLevel(bool *DeviceDone, int Level);
 void expandFrontier(int *DeviceTail, int Level);
 void levelSynchronousSearch(bool *HostDone, bool *DeviceDone, int *DeviceTail,
@@ -127,8 +127,8 @@ int frontierSizes(int *DeviceCount, float *Device, int Levels) {
 }
 
 // The same resets written through an error-checking macro: the macro's
-// statement is the one after the host's write. A flag read back
-// asynchronously and tested by the loop is a termination flag all the same.
+// statement is the one after the host's write. A termination flag's reset
+// is reported like any other.
 #define CHECK_CUDA(call)                                                       \
   do {                                                                         \
     cudaError_t Status = (call);                                               \
@@ -150,6 +150,8 @@ void checkedResets(int *DeviceTail, bool *DeviceDone, cudaStream_t Stream,
     Done = true;
     CHECK_CUDA(cudaMemcpy(DeviceDone, &Done, sizeof(bool),
                           cudaMemcpyHostToDevice));
+    // XFER-WARNING: :[[@LINE-2]]:16: warning: 'cudaMemcpy' copies 'Done' to the GPU on every iteration of the loop at line 149 only to set it to the constant the host wrote at line 150: set the device copy with cudaMemsetAsync or a kernel instead, which does not wait [xfer-copy-in-loop]
+    // XFER-NOTE: :149:3: note: loop starts here
     relaxLevel(DeviceDone, 0);
     CHECK_CUDA(cudaMemcpyAsync(&Done, DeviceDone, sizeof(bool),
                                cudaMemcpyDeviceToHost, Stream));
