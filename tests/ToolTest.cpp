@@ -418,6 +418,47 @@ int main() {
       << R.Out;
 }
 
+// A method that copies into its object's buffer and returns the buffer,
+// called on every iteration of a loop in another file that ignores the
+// result: returning the member hands out what the object keeps, so the
+// copy is not the iteration's consumed output.
+TEST_F(ToolTest, ReturnedMemberBufferIsNotConsumedOutput) {
+  write("solver.h", R"cpp(struct Solver {
+  float *multiply();
+  float *Host = nullptr;
+  float *Device = nullptr;
+  int Rows = 0;
+};
+)cpp");
+  std::string SolverFile = write("solver.cpp", R"cpp(#include <cuda_runtime.h>
+#include "solver.h"
+__global__ void spmv(float *Device, int Rows);
+float *Solver::multiply() {
+  spmv<<<64, 256>>>(Device, Rows);
+  cudaMemcpy(Host, Device, Rows * sizeof(float), cudaMemcpyDeviceToHost);
+  return Host;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include "solver.h"
+void iterate(Solver &S, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step)
+    S.multiply();
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R =
+      run(Tool, {"--index=" + Index, SolverFile, Main, "--", "-x", "cuda",
+                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("solver.cpp:6:3: warning: 'cudaMemcpy' copies device "
+                       "memory to the host on every call of "
+                       "'Solver::multiply()', which runs on every iteration "
+                       "of the loop at main.cpp:3"))
+      << R.Out;
+}
+
 // A step loop that calls a virtual method of an abstract backend reaches
 // every override the program defines, in other files too: the CUDA
 // backend's per-step wait is reported; its one-time setup, the read-back

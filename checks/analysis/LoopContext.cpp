@@ -2583,13 +2583,20 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   if (!Destination)
     return false;
   // A use of the destination variable, or of the field (of any object)
-  // when the copy lands in a struct's buffer.
+  // when the copy lands in a struct's buffer. Returning a member's buffer
+  // (`return y_;`) hands out what the object keeps anyway: not a use.
   auto Names = [&](const Expr &Use) {
     const ValueDecl *Named = nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(&Use))
       Named = Ref->getDecl();
-    else if (const auto *Member = dyn_cast<MemberExpr>(&Use))
+    else if (const auto *Member = dyn_cast<MemberExpr>(&Use)) {
+      const Stmt *Consumer = parentStmt(&Use, Ctx);
+      while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(Consumer))
+        Consumer = parentStmt(Consumer, Ctx);
+      if (isa_and_nonnull<ReturnStmt>(Consumer))
+        return false;
       Named = Member->getMemberDecl();
+    }
     return Named &&
            Named->getCanonicalDecl() == Destination->getCanonicalDecl();
   };

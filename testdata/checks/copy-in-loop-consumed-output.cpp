@@ -253,3 +253,27 @@ void filterFile(BlockReader &Reader, float *Block, float *Result,
                cudaMemcpyDeviceToHost);
   }
 }
+
+// A method that copies into its object's buffer and returns that buffer
+// hands out what the object keeps: the caller here ignores it, so the copy
+// is not consumed.
+class Solver {
+public:
+  float *multiply();
+private:
+  float *Host = nullptr;
+  float *Device = nullptr;
+  int Rows = 0;
+};
+float *Solver::multiply() {
+  launchStep(Device, Rows);
+  cudaMemcpy(Host, Device, Rows * sizeof(float), cudaMemcpyDeviceToHost);
+  return Host;
+}
+void iterate(Solver &S, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step)
+    S.multiply();
+  // XFER-WARNING: :[[@LINE-1]]:7: warning: 'multiply()' copies device memory to the host on every iteration of the loop at line 274: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+  // XFER-NOTE: :274:3: note: loop starts here
+  // XFER-NOTE: :270:3: note: 'cudaMemcpy' copies device memory to the host here
+}
