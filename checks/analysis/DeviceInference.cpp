@@ -510,16 +510,27 @@ DeviceInference::evaluateFieldPointer(const MemberExpr *Use) {
     // the same kind of memory there (a settings struct whose buffers one
     // function allocates).
     if (isa<ParmVarDecl>(Base)) {
+      // A store of the same field of another object (`p->next = q->next`)
+      // leads back here: cut the cycle, as fieldPlacement does.
+      if (!FieldsInProgress.insert(Field).second) {
+        ++Cuts;
+        return PlacementFact{};
+      }
       std::optional<Placement> Stored;
+      bool Agree = true;
       auto Stores = userCode().FieldWrites.find(Field);
       if (Stores != userCode().FieldWrites.end())
         for (const Expr *Value : Stores->second) {
           Placement Where = joinKnown({Value}, ValueKind::Pointer, "").Where;
-          if (Where == Placement::Unknown || (Stored && *Stored != Where))
-            return PlacementFact{};
+          if (Where == Placement::Unknown || (Stored && *Stored != Where)) {
+            Agree = false;
+            break;
+          }
           Stored = Where;
         }
-      return fieldPlacement(Field, ValueKind::Pointer);
+      FieldsInProgress.erase(Field);
+      return Agree ? fieldPlacement(Field, ValueKind::Pointer)
+                   : PlacementFact{};
     }
     if (ThroughPointer)
       return PlacementFact{};

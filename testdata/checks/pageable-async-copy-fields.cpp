@@ -138,3 +138,13 @@ void uploadFrames(FrameParams &Params, const FrameParams *Same, int Frames,
     // XFER-NOTE: :122:18: note: pageable host memory: allocated on the host by new (stored in 'input')
   }
 }
+
+// A field stored from the same field of another object passed in
+// (`A.data = B.data`) refers back to itself: unknown, and no endless walk.
+struct Node {
+  float *data;
+};
+void link(Node &A, Node &B) { A.data = B.data; }
+void uploadNode(Node &N, float *Dev, cudaStream_t S) {
+  cudaMemcpyAsync(Dev, N.data, 4, cudaMemcpyHostToDevice, S);
+}
