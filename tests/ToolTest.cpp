@@ -647,6 +647,46 @@ void learn(Buffer &B, torch::nn::Linear &Net, int Steps) {
       << (*Written)->getBuffer().str();
 }
 
+// A member that one file points at device memory and another at host
+// memory holds either, object by object: a copy kind that treats it as host
+// memory is not a contradiction. Alone, the file that allocates on the device
+// would see only device memory there.
+TEST_F(ToolTest, MembersStoredDifferentlyInOtherFilesHoldEither) {
+  std::string Header = write("mesh.h", R"cpp(struct Mesh {
+  Mesh();
+  float *Cells;
+};
+)cpp");
+  std::string Mesh = write("mesh.cpp", R"cpp(#include "mesh.h"
+Mesh::Mesh() { Cells = new float[64]; }
+)cpp");
+  std::string Gpu = write("gpu.cpp", R"cpp(#include <cuda_runtime.h>
+#include "mesh.h"
+void allocateOnDevice(Mesh *M) { cudaMalloc((void **)&M->Cells, 256); }
+void download(Mesh *Host, const float *Dev) {
+  cudaMemcpy(Host->Cells, Dev, 256, cudaMemcpyDeviceToHost);
+}
+)cpp");
+  std::vector<std::string> Flags = {"--", "-std=c++17", "-isystem",
+                                    StubInclude, "-I", Dir.str().str()};
+  std::vector<std::string> Alone = {"--checks=-*,xfer-device-mismatch", Gpu};
+  Alone.insert(Alone.end(), Flags.begin(), Flags.end());
+  RunOutcome Single = run(Tool, Alone);
+  EXPECT_EQ(1, Single.Status) << Single.Err;
+  EXPECT_NE(std::string::npos,
+            Single.Out.find("gpu.cpp:5:3: warning: 'cudaMemcpy' is given "
+                            "cudaMemcpyDeviceToHost but the destination "
+                            "'Host->Cells' is device memory"))
+      << Single.Out;
+  std::vector<std::string> Both = {"--index=" + Dir.str().str() + "/index.json",
+                                   "--checks=-*,xfer-device-mismatch", Mesh,
+                                   Gpu};
+  Both.insert(Both.end(), Flags.begin(), Flags.end());
+  RunOutcome Program = run(Tool, Both);
+  EXPECT_EQ(0, Program.Status) << Program.Out << Program.Err;
+  EXPECT_EQ("", warningText(Program.Out)) << Program.Out;
+}
+
 TEST_F(ToolTest, ChecksOptionFilters) {
   std::string File = write("hazard.cpp", HazardSource);
   RunOutcome R = run(Tool, {"--checks=-*,xfer-sync-in-loop", File, "--", "-isystem",

@@ -148,6 +148,26 @@ const FieldDecl *allocatedField(const Expr *Arg) {
   return Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
 }
 
+/// The member a CUDA copy copies between two objects
+/// (`cudaMemcpy(mirror->buf, host->buf, ...)`): both pointers are the same
+/// member of different objects.
+const FieldDecl *mirroredField(const CallExpr *Call) {
+  std::optional<CudaApi> Api = identifyCudaCall(Call);
+  if (!Api || !isCopy(*Api))
+    return nullptr;
+  std::optional<unsigned> SourceIndex = memcpySourceArgIndex(*Api);
+  if (!SourceIndex || *SourceIndex >= Call->getNumArgs())
+    return nullptr;
+  const auto *Destination =
+      dyn_cast<MemberExpr>(Call->getArg(0)->IgnoreParenCasts());
+  const auto *Source =
+      dyn_cast<MemberExpr>(Call->getArg(*SourceIndex)->IgnoreParenCasts());
+  if (!Destination || !Source ||
+      Destination->getMemberDecl() != Source->getMemberDecl())
+    return nullptr;
+  return dyn_cast<FieldDecl>(Destination->getMemberDecl());
+}
+
 /// True for the CUDA allocators that return the pointer through their first
 /// argument.
 bool allocatesThroughFirstArgument(CudaApi Api) {
@@ -964,6 +984,8 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
         Api && allocatesThroughFirstArgument(*Api) && Call->getNumArgs() > 0)
       if (const FieldDecl *Field = allocatedField(Call->getArg(0)))
         Out.FieldWrites[Field].push_back(Call);
+    if (const FieldDecl *Field = mirroredField(Call))
+      Out.MirroredFields.insert(Field);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
       NoteWrite(Op->getArg(0));
@@ -1165,8 +1187,11 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
     ++Cuts;
     return PlacementFact{};
   }
-  // Registered with its module: moves with it, wherever it was made.
-  if (userCode().RegisteredFields.contains(Field)) {
+  // Registered with its module: moves with it, wherever it was made. A
+  // member copied between a host struct and its device mirror points
+  // wherever its object's was made.
+  if (userCode().RegisteredFields.contains(Field) ||
+      userCode().MirroredFields.contains(Field)) {
     FieldsInProgress.erase(Field);
     return FieldCache[Field] = PlacementFact{};
   }
@@ -1176,12 +1201,18 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
       It == Writes.end()
           ? PlacementFact{}
           : joinKnown(It->second, Kind, "stored on several paths");
-  // Stored by constructors or methods in another file of the program.
-  if (Final.Where == Placement::Unknown && Facts)
-    if (std::optional<Placement> Elsewhere = Facts->fieldPlacement(Field))
-      Final = makeFact(*Elsewhere, nullptr,
-                       "stored in '" + Field->getNameAsString() +
-                           "' in another file of the program");
+  // Stored by constructors or methods in another file of the program; where
+  // those stores disagree with this file's, the member holds either.
+  if (Facts)
+    if (std::optional<Placement> Elsewhere = Facts->fieldPlacement(Field)) {
+      if (Final.Where == Placement::Unknown)
+        Final = makeFact(*Elsewhere, nullptr,
+                         "stored in '" + Field->getNameAsString() +
+                             "' in another file of the program");
+      else if (Final.Where != *Elsewhere)
+        Final = makeFact(joinPlacements(Final.Where, *Elsewhere), nullptr,
+                         "stored on several paths");
+    }
   FieldsInProgress.erase(Field);
   if (Final.Where != Placement::Unknown && Final.Origin)
     Final.Reason += " (stored in '" + Field->getNameAsString() + "')";

@@ -226,6 +226,11 @@ private:
     /// Tensor members passed to register_buffer/register_parameter: they
     /// move with their module.
     llvm::DenseSet<const FieldDecl *> RegisteredFields;
+    /// Pointer members copied to the same member of another object
+    /// (`cudaMemcpy(dev->buf, host->buf, n, cudaMemcpyHostToDevice)`): the
+    /// type serves as a host struct and as its device mirror, so where the
+    /// member points depends on the object, not on the member.
+    llvm::DenseSet<const FieldDecl *> MirroredFields;
     /// Module members moved in place through an object (`net.gen->to(d)`):
     /// the moves of each, with the variable holding the object (null when
     /// it is not a variable: `this`, a pointer's target).

@@ -1747,15 +1747,21 @@ bool isEvaluationPass(const Stmt *Loop, ASTContext &Ctx) {
   if (!Outer)
     return false;
   llvm::DenseSet<const FunctionDecl *> Visited;
-  if (takesTrainingStep(Loop, SM, Visited) || fillsTensorBuffer(Loop, SM))
+  if (takesTrainingStep(Loop, SM, Visited))
     return false;
   // An evaluation helper of a training program: it switches a module to
-  // evaluation mode (`model->eval()`) before the loop, and the program
-  // trains elsewhere in this translation unit. (An inference application
-  // calls eval() too, but never trains: its loop stays hot.)
+  // evaluation mode (`model->eval()`) before the loop, takes no training
+  // step itself, and the program trains elsewhere in this translation unit.
+  // (An inference application calls eval() too, but never trains: its loop
+  // stays hot.) Such a helper may collect its losses in a tensor
+  // (`losses[k] = loss.item<float>()`) and still only evaluate.
+  Visited.clear();
   if (Function && switchesModuleToEval(Function->getBody(), Loop, Ctx) &&
+      !takesTrainingStep(Function->getBody(), SM, Visited) &&
       translationUnitTrains(Ctx))
     return true;
+  if (fillsTensorBuffer(Loop, SM))
+    return false;
   Visited.clear();
   return takesTrainingStep(Outer, SM, Visited);
 }
@@ -2361,18 +2367,25 @@ bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
 
 /// \p Source and the variables \p Body computes from it, transitively: a
 /// residual read into a host array, reduced to its maximum, which sets the
-/// time step that advances the time the loop's condition tests.
+/// time step that advances the time the loop's condition tests. A value
+/// stored through a pointer variable (`*infnorm = max;`, an output
+/// parameter) is held by that pointer.
 llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
                                                          const Stmt *Body) {
   llvm::SmallVector<std::pair<const VarDecl *, const Stmt *>, 16> Assignments;
   walkStmt(
       Body,
       [&](const Stmt &S) {
-        if (std::optional<AssignmentParts> Assign = assignmentParts(S))
-          if (const auto *Ref =
-                  dyn_cast<DeclRefExpr>(Assign->Target->IgnoreParenImpCasts()))
-            if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-              Assignments.emplace_back(Var, Assign->Value);
+        std::optional<AssignmentParts> Assign = assignmentParts(S);
+        if (!Assign)
+          return WalkStep::Continue;
+        const Expr *Target = Assign->Target->IgnoreParenImpCasts();
+        if (const auto *Deref = dyn_cast<UnaryOperator>(Target);
+            Deref && Deref->getOpcode() == UO_Deref)
+          Target = Deref->getSubExpr()->IgnoreParenImpCasts();
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(Target))
+          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+            Assignments.emplace_back(Var, Assign->Value);
         return WalkStep::Continue;
       },
       [&](const Decl &D) {
@@ -2445,11 +2458,21 @@ bool exposesHostData(const CallExpr *Call) {
                             Callee->getName());
 }
 
+/// True if \p Target, the left side of an assignment, is memory rather than
+/// a variable: a member, an element, or what a pointer points at.
+bool storesIntoMemory(const Expr *Target) {
+  Target = Target->IgnoreParenImpCasts();
+  if (const auto *Deref = dyn_cast<UnaryOperator>(Target))
+    return Deref->getOpcode() == UO_Deref;
+  return isa<MemberExpr, ArraySubscriptExpr>(Target);
+}
+
 /// True if host code other than a print, a LibTorch operation or an
 /// overwrite takes the value \p Use refers to (or an element of it): it is
 /// returned, handed to a function of the program or of a non-LibTorch
 /// library (OpenCV, the C++ library), written to a file, or, with
-/// \p StoreConsumes, stored in a variable.
+/// \p StoreConsumes, stored in a variable or in host memory that outlives
+/// the statement (`box->x = minw[i]`, `out[i] = ...`, `*result = ...`).
 bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
   const Stmt *Child = Use;
   for (const Stmt *P = parentStmt(Use, Ctx); P;
@@ -2465,8 +2488,12 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
         Cast && Cast->getType()->isVoidType())
       return false;
     if (const auto *Assign = dyn_cast<BinaryOperator>(P);
-        Assign && Assign->isAssignmentOp() && Child == Assign->getLHS())
-      return false;
+        Assign && Assign->isAssignmentOp()) {
+      if (Child == Assign->getLHS())
+        return false;
+      if (StoreConsumes && storesIntoMemory(Assign->getLHS()))
+        return true;
+    }
     if (const auto *Call = dyn_cast<CallExpr>(P)) {
       if (printsToConsole(Call))
         return false;
@@ -3087,9 +3114,22 @@ bool waitsBesideReadBack(
   // branch taken on every iteration (`if (step % 1 == 0)`, an output period
   // set to 1) is walked into.
   std::function<bool(llvm::ArrayRef<Stmt *>)> FindsReadBackAfter;
+  // `{ cudaError_t e = cudaGetLastError(); if (e != cudaSuccess) exit(1); }`,
+  // an error-check macro's block: no device work, the walk goes through.
+  std::function<bool(const Stmt *)> ChecksErrorOnly = [&](const Stmt *S) {
+    if (const auto *Block = dyn_cast<CompoundStmt>(S))
+      return llvm::all_of(Block->body(), ChecksErrorOnly);
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      return !If->getElse() && !HasReadBack(If->getCond()) &&
+             (isCudaErrorExit(If) || isCudaErrorReport(If, Ctx));
+    return isStraightLine(S, Ctx) && !HasReadBack(S) &&
+           !queuesDeviceWork(S, Ctx, UnseenFunctions{});
+  };
   auto FindsReadBack = [&](auto Begin, auto End) {
     constexpr bool Forward = std::is_pointer_v<decltype(Begin)>;
     for (auto It = Begin; It != End; ++It) {
+      if (isa<CompoundStmt>(*It) && ChecksErrorOnly(*It))
+        continue;
       if (!isStraightLine(*It, Ctx)) {
         const auto *If = dyn_cast<IfStmt>(*It);
         // `if (st != cudaSuccess) { cudaFree(d); return st; }`: the error

@@ -88,3 +88,37 @@ void symbolAddress(float *Best) {
   cudaMemcpy(Best, Address, sizeof(float), cudaMemcpyHostToDevice);
   // XFER-WARNING: :[[@LINE-1]]:3: warning: 'cudaMemcpy' is given cudaMemcpyHostToDevice but the source 'Address' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]
 }
+
+// A struct type that serves both as a host struct and as its device mirror:
+// a copy between the same member of two objects says so, and each member
+// points wherever its object's buffers were made. Copies between them are
+// not judged by the member.
+struct Grid {
+  float *Cells;
+  float *Weights;
+};
+void allocateMirror(Grid *Mirror, size_t N) {
+  cudaMalloc((void **)&Mirror->Cells, N * sizeof(float));
+  cudaMalloc((void **)&Mirror->Weights, N * sizeof(float));
+}
+void uploadCells(Grid *Host, Grid *Mirror, size_t N) {
+  cudaMemcpy(Mirror->Cells, Host->Cells, N * sizeof(float),
+             cudaMemcpyHostToDevice);
+}
+void downloadWeights(Grid *Host, Grid *Mirror, size_t N) {
+  cudaMemcpy(Host->Weights, Mirror->Weights, N * sizeof(float),
+             cudaMemcpyDeviceToHost);
+}
+
+// A member only ever pointed at device memory, never mirrored, is device
+// memory in every object.
+struct DeviceBuffers {
+  float *Data;
+};
+void allocateBuffers(DeviceBuffers *Buffers, size_t N) {
+  cudaMalloc((void **)&Buffers->Data, N * sizeof(float));
+}
+void readBackTheWrongWay(DeviceBuffers *Buffers, float *Out, size_t N) {
+  cudaMemcpy(Buffers->Data, Out, N * sizeof(float), cudaMemcpyDeviceToHost);
+}
+// XFER-WARNING: :122:3: warning: 'cudaMemcpy' is given cudaMemcpyDeviceToHost but the destination 'Buffers->Data' is device memory: a copy kind that contradicts its pointers is undefined behavior [xfer-device-mismatch]

@@ -217,3 +217,33 @@ void relaunchUntilDone(PhotonMemory Host, PhotonMemory Device) {
       printf("%llu photons\n", *Host.Terminated);
   }
 }
+
+// The residual is reduced on the host and handed out through an output
+// parameter, which the loop's exit test reads: necessary. The second norm,
+// only printed, is not.
+void sweep(double *Grid, double *InfNorms, double *TwoNorms); // launches
+void redBlack(double *Grid, double *DeviceInf, double *DeviceTwo,
+              double *HostInf, double *HostTwo, int Blocks, double Tolerance,
+              double *InfNorm, int MaxIterations) {
+  double Largest, Sum;
+  for (int K = 1; K < MaxIterations + 1; K++) {
+    sweep(Grid, DeviceInf, DeviceTwo);
+    cudaMemcpy(HostInf, DeviceInf, sizeof(double) * Blocks,
+               cudaMemcpyDeviceToHost);
+    cudaMemcpy(HostTwo, DeviceTwo, sizeof(double) * Blocks,
+               cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 229: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :229:3: note: loop starts here
+    Largest = HostInf[0];
+    Sum = HostTwo[0];
+    for (int L = 1; L < Blocks; L++) {
+      Largest = Largest > HostInf[L] ? Largest : HostInf[L];
+      Sum += HostTwo[L];
+    }
+    *InfNorm = Largest;
+    if (*InfNorm < Tolerance)
+      break;
+    if (K % 100 == 0)
+      printf("%d %e %e\n", K, *InfNorm, Sum);
+  }
+}
