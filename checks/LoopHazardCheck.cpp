@@ -483,12 +483,8 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   if (lacksCudaEvidence(H))
     return;
-  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
-  const bool ConsumesOutput =
-      H.Kind == HazardKind::DeviceToHostCopy && Function &&
-      !(Facts && Facts->drivenByTraining(Function)) &&
-      (consumesCopiedOutput(Call, Function->getBody(), Ctx) ||
-       fillsResultParameter(Call, Function, Analyses->devices()));
+  const bool ConsumesOutput = H.Kind == HazardKind::DeviceToHostCopy &&
+                              consumedInItsFunction(Call, Ctx);
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   warn(Call, H, *Phrase, Ctx);
@@ -496,6 +492,14 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (ConsumesOutput)
     noteConsumedOutput(Call);
   citeCost(Call->getExprLoc(), H, Frequency, Ctx);
+}
+
+bool LoopHazardCheck::consumedInItsFunction(const CallExpr *Copy,
+                                            ASTContext &Ctx) {
+  const FunctionDecl *Function = enclosingFunction(Copy, Ctx);
+  return Function && !(Facts && Facts->drivenByTraining(Function)) &&
+         (consumesCopiedOutput(Copy, Function->getBody(), Ctx) ||
+          fillsResultParameter(Copy, Function, Analyses->devices()));
 }
 
 void LoopHazardCheck::citeCost(SourceLocation Where, const Hazard &H,

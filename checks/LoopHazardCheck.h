@@ -92,6 +92,10 @@ private:
                            ASTContext &Ctx);
   /// True for a LibTorch hazard in a program that shows no CUDA use.
   bool lacksCudaEvidence(const Hazard &H) const;
+  /// True if the host uses what \p Copy brings back in the function that
+  /// copies it (returns it, builds its result from it, fills the caller's
+  /// result parameter): the product of a step, which must come back.
+  bool consumedInItsFunction(const CallExpr *Copy, ASTContext &Ctx);
   /// How often \p S runs, for the warning ("on every iteration of the loop
   /// at line 12", "on every call of 'forward()'"), when it runs on the hot
   /// path; null when it does not.

@@ -459,6 +459,66 @@ void iterate(Solver &S, int Steps) {
       << R.Out;
 }
 
+// A helper another file calls once per image that builds its result from
+// what it copies back (bounding boxes stored into structs it returns) hands
+// on the step's product: necessary. A helper that only prints what it
+// copies back is not.
+TEST_F(ToolTest, ResultsBuiltFromCopiesInAStepFunctionAreConsumedOutput) {
+  write("boxes.h", R"cpp(struct Box { int X, Width; };
+Box *boundingBoxes(int *DeviceMin, int *DeviceMax, int N);
+void printFirst(int *Device, int N);
+)cpp");
+  std::string Boxes = write("boxes.cpp", R"cpp(#include <cuda_runtime.h>
+#include <cstdio>
+#include "boxes.h"
+__global__ void extents(int *DeviceMin, int *DeviceMax);
+Box *boundingBoxes(int *DeviceMin, int *DeviceMax, int N) {
+  extents<<<64, 256>>>(DeviceMin, DeviceMax);
+  int *Min = new int[N], *Max = new int[N];
+  cudaMemcpy(Min, DeviceMin, N * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(Max, DeviceMax, N * sizeof(int), cudaMemcpyDeviceToHost);
+  Box *Result = new Box[N];
+  for (int I = 0; I < N; ++I) {
+    Result[I].X = Min[I];
+    Result[I].Width = Max[I] - Min[I];
+  }
+  delete[] Min;
+  delete[] Max;
+  return Result;
+}
+void printFirst(int *Device, int N) {
+  extents<<<64, 256>>>(Device, Device);
+  int *Host = new int[N];
+  cudaMemcpy(Host, Device, N * sizeof(int), cudaMemcpyDeviceToHost);
+  std::printf("%d\\n", Host[0]);
+  delete[] Host;
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include "boxes.h"
+void detect(int *DeviceMin, int *DeviceMax, int N,
+            Box **All, int Images) {
+  for (int Image = 0; Image < Images; ++Image) {
+    All[Image] = boundingBoxes(DeviceMin, DeviceMax, N);
+    printFirst(DeviceMin, N);
+  }
+}
+)cpp");
+  std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome R = run(Tool, {"--index=" + Index, "--checks=-*,xfer-copy-in-loop",
+                            Boxes, Main, "--", "-x", "cuda", "--cuda-host-only",
+                            "-nocudainc", "-nocudalib", "-std=c++17",
+                            "-isystem", StubInclude, "-I", Dir.str().str()});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find(Boxes + ":22:3: warning: 'cudaMemcpy' copies device "
+                               "memory to the host on every call of "
+                               "'printFirst()', which runs on every iteration "
+                               "of the loop at main.cpp:4"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(Boxes + ":8:3:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find(Boxes + ":9:3:")) << R.Out;
+}
+
 // A step loop that calls a virtual method of an abstract backend reaches
 // every override the program defines, in other files too: the CUDA
 // backend's per-step wait is reported; its one-time setup, the read-back

@@ -3128,7 +3128,8 @@ bool waitsBesideReadBack(
   auto FindsReadBack = [&](auto Begin, auto End) {
     constexpr bool Forward = std::is_pointer_v<decltype(Begin)>;
     for (auto It = Begin; It != End; ++It) {
-      if (isa<CompoundStmt>(*It) && ChecksErrorOnly(*It))
+      if (isa<NullStmt>(*It) ||
+          (isa<CompoundStmt>(*It) && ChecksErrorOnly(*It)))
         continue;
       if (!isStraightLine(*It, Ctx)) {
         const auto *If = dyn_cast<IfStmt>(*It);

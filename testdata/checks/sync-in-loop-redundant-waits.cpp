@@ -170,3 +170,26 @@ void handOff(float *Data, cudaStream_t *Streams, int Frames) {
     stage<<<1, 32, 0, Streams[1]>>>(Data);
   }
 }
+
+// An error-check macro's block between the wait and the copy queues no
+// device work: the wait is still beside the copy.
+#define CHECK_LAST_ERROR()                                                     \
+  {                                                                            \
+    cudaError_t Error = cudaGetLastError();                                    \
+    if (Error != cudaSuccess) {                                                \
+      std::printf("%s\n", cudaGetErrorString(Error));                          \
+      return;                                                                  \
+    }                                                                          \
+  }
+void countPerImage(float *Device, int Images) {
+  int *DeviceCount = nullptr;
+  cudaMalloc((void **)&DeviceCount, sizeof(int));
+  int Count = 0;
+  for (int I = 0; I < Images; ++I) {
+    stepKernel<<<1, 32>>>(Device);
+    cudaDeviceSynchronize();
+    CHECK_LAST_ERROR();
+    cudaMemcpy(&Count, DeviceCount, sizeof(int), cudaMemcpyDeviceToHost);
+    std::printf("%d\n", Count);
+  }
+}
