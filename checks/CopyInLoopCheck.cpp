@@ -54,6 +54,32 @@ bool copiesBackInto(const CallExpr &Call, const VarDecl *Host,
   return !Direction || *Direction == MemcpyDirection::DeviceToHost;
 }
 
+/// True if a host buffer that \p Tensor wraps without copying (`x =
+/// torch::from_blob(tokens, ...)`, in its initializer or an assignment in
+/// its function) is written inside \p Loop: the tensor's contents change
+/// with it, although the tensor variable is never assigned there.
+bool wrapsBufferWrittenIn(const VarDecl *Tensor, const Stmt *Loop,
+                          ASTContext &Ctx) {
+  auto WrapsWrittenBuffer = [&](const Expr *Value) {
+    return Value && containsMatch<CallExpr>(Value, [&](const CallExpr &Call) {
+             std::optional<TorchCall> Torch = identifyTorchCall(&Call);
+             if (!Torch || Torch->Op != TorchOp::FromBlob || !Torch->Subject)
+               return false;
+             const VarDecl *Buffer = rootVariable(Torch->Subject);
+             return Buffer && !isLoopInvariant(Buffer, Loop, Ctx);
+           });
+  };
+  if (WrapsWrittenBuffer(Tensor->getInit()))
+    return true;
+  const FunctionDecl *Function = enclosingFunction(Loop, Ctx);
+  return Function && Function->getBody() &&
+         containsMatch<Stmt>(Function->getBody(), [&](const Stmt &S) {
+           std::optional<AssignmentParts> Assign = assignmentParts(S);
+           return Assign && rootVariable(Assign->Target) == Tensor &&
+                  WrapsWrittenBuffer(Assign->Value);
+         });
+}
+
 /// The statement of \p Block that holds \p S.
 const Stmt *statementOfBlock(const Stmt *S, const CompoundStmt *Block,
                              ASTContext &Ctx) {
@@ -236,7 +262,8 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
                        SM.getExpansionLoc(LoopRange.getBegin()),
                        SM.getExpansionLoc(LoopRange.getEnd())))
     return false;
-  return isLoopInvariant(Source, Loop, Ctx);
+  return isLoopInvariant(Source, Loop, Ctx) &&
+         !wrapsBufferWrittenIn(Source, Loop, Ctx);
 }
 
 DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,

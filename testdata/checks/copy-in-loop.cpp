@@ -134,3 +134,20 @@ void levels(int *Tail, int Steps) {
     advance(Tail);
   }
 }
+
+// A tensor that wraps a host buffer (from_blob) changes when the loop writes
+// the buffer, although the tensor variable is never assigned there: each
+// generated token goes back into the buffer the next upload reads. A
+// wrapped buffer the loop leaves alone is uploaded unchanged.
+void generate(torch::nn::Linear &Net, int *Tokens, float *Scale, int Length) {
+  torch::Tensor X = torch::from_blob(Tokens, {1, Length}, torch::kLong);
+  torch::Tensor S;
+  S = torch::from_blob(Scale, {1, Length});
+  for (int T = 1; T < Length; ++T) {
+    auto Logits = Net(X.to(torch::kCUDA).to(torch::kFloat));
+    auto Scaled = S.to(torch::kCUDA);
+    // XFER-WARNING: :[[@LINE-1]]:21: warning: 'to(cuda)' copies 'S' to the GPU on every iteration of the loop at line 146, but 'S' does not change inside the loop: copy it once before the loop [xfer-copy-in-loop]
+    // XFER-NOTE: :146:3: note: loop starts here
+    Tokens[T] = (Logits * Scaled).sum().item<int>();
+  }
+}
