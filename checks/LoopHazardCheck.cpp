@@ -189,11 +189,8 @@ bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
 /// The name of what \p Call calls: its function, or the callable object it
 /// invokes (`step(loss)` on a std::function).
 std::string calledName(const CallExpr *Call) {
-  if (const auto *Invoke = dyn_cast<CXXOperatorCallExpr>(Call);
-      Invoke && Invoke->getOperator() == OO_Call && Invoke->getNumArgs() > 0)
-    if (const auto *Callable =
-            dyn_cast<DeclRefExpr>(Invoke->getArg(0)->IgnoreParenImpCasts()))
-      return Callable->getDecl()->getNameAsString();
+  if (const ValueDecl *Callable = invokedVariable(Call))
+    return Callable->getNameAsString();
   return Call->getDirectCallee()->getNameAsString();
 }
 

@@ -84,6 +84,15 @@ const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child) {
   return nullptr;
 }
 
+const ValueDecl *invokedVariable(const CallExpr *Call) {
+  const auto *Invoke = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (!Invoke || Invoke->getOperator() != OO_Call || Invoke->getNumArgs() == 0)
+    return nullptr;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Invoke->getArg(0)->IgnoreParenImpCasts());
+  return Ref ? Ref->getDecl() : nullptr;
+}
+
 const VarDecl *rootVariable(const Expr *E) {
   while (E) {
     E = ignoreTemporaries(E)->IgnoreParenCasts();

@@ -22,6 +22,10 @@ const Expr *ignoreTemporaries(const Expr *E);
 /// temporaries; \p Child is set to the node of \p Use's side it holds.
 const Stmt *consumerOf(const Expr *Use, ASTContext &Ctx, const Stmt **Child);
 
+/// The variable whose call operator \p Call invokes (`step(loss)` on a
+/// std::function or a lambda held in a variable), or null.
+const ValueDecl *invokedVariable(const CallExpr *Call);
+
 /// The variable an lvalue or pointer expression designates or points into:
 /// `x`, `s.field`, `a[i]`, `*p`, `&x`, `p + 4`, `v.data()`, `(void *)p`.
 const VarDecl *rootVariable(const Expr *E);

@@ -71,19 +71,14 @@ CallSummaries::targetsOf(const CallExpr *Call) {
     Targets.push_back(Defined);
   // `callback(loss)` on a std::function parameter runs the lambdas the
   // function's callers pass (a training step handed to the batch loop).
-  if (const auto *Invoke = dyn_cast<CXXOperatorCallExpr>(Call);
-      Invoke && Invoke->getOperator() == OO_Call && Invoke->getNumArgs() > 0)
-    if (const auto *Ref =
-            dyn_cast<DeclRefExpr>(Invoke->getArg(0)->IgnoreParenImpCasts()))
-      if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-        if (const auto *Function =
-                dyn_cast<FunctionDecl>(Param->getDeclContext()))
-          for (const CallExpr *Site : Devices.callSitesOf(Function))
-            if (Param->getFunctionScopeIndex() < Site->getNumArgs())
-              if (const LambdaExpr *Lambda = passedLambda(
-                      Site->getArg(Param->getFunctionScopeIndex())))
-                if (!llvm::is_contained(Targets, Lambda->getCallOperator()))
-                  Targets.push_back(Lambda->getCallOperator());
+  if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(invokedVariable(Call)))
+    if (const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext()))
+      for (const CallExpr *Site : Devices.callSitesOf(Function))
+        if (Param->getFunctionScopeIndex() < Site->getNumArgs())
+          if (const LambdaExpr *Lambda =
+                  passedLambda(Site->getArg(Param->getFunctionScopeIndex())))
+            if (!llvm::is_contained(Targets, Lambda->getCallOperator()))
+              Targets.push_back(Lambda->getCallOperator());
   const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call);
   const auto *Method =
       MemberCall ? dyn_cast_or_null<CXXMethodDecl>(MemberCall->getMethodDecl())

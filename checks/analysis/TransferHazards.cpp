@@ -66,7 +66,16 @@ bool mayWriteThroughParameter(const FunctionDecl *Callee,
       });
 }
 
-/// True if \p Use of a tensor or pointer variable may change what the
+/// True if what a pointer (or an array, `int tokens[64]`) of type \p Type
+/// reaches is const.
+bool reachesConstOnly(QualType Type) {
+  QualType Reached = Type->isArrayType()
+                         ? Type->getAsArrayTypeUnsafe()->getElementType()
+                         : Type->getPointeeType();
+  return !Reached.isNull() && Reached.isConstQualified();
+}
+
+/// True if \p Use of a tensor, pointer or array variable may change what the
 /// variable holds (or, for a pointer, what it points to).
 bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth) {
   const Stmt *Child = nullptr;
@@ -89,10 +98,9 @@ bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth) {
   if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer))
     return Unary->isIncrementDecrementOp() ||
            (Unary->getOpcode() == UO_Deref &&
-            !Use->getType()->getPointeeType().isConstQualified());
+            !reachesConstOnly(Use->getType()));
   if (const auto *Element = dyn_cast<ArraySubscriptExpr>(Consumer))
-    return !Use->getType()->getPointeeType().isConstQualified() &&
-           mayWriteElement(Element, Ctx);
+    return !reachesConstOnly(Use->getType()) && mayWriteElement(Element, Ctx);
   if (const auto *Member = dyn_cast<MemberExpr>(Consumer)) {
     // In-place tensor operations end in '_' (add_, copy_, zero_).
     const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());

@@ -151,3 +151,11 @@ void generate(torch::nn::Linear &Net, int *Tokens, float *Scale, int Length) {
     Tokens[T] = (Logits * Scaled).sum().item<int>();
   }
 }
+
+// The same with the prompt in an array: each token written changes it.
+void generateFromArray(torch::nn::Linear &Net, int Length) {
+  int Prompt[64] = {};
+  torch::Tensor X = torch::from_blob(Prompt, {1, 64}, torch::kLong);
+  for (int T = 1; T < Length && T < 64; ++T)
+    Prompt[T] = Net(X.to(torch::kCUDA).to(torch::kFloat)).sum().item<int>();
+}
