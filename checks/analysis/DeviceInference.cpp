@@ -1189,7 +1189,7 @@ PlacementFact DeviceInference::fieldPlacement(const FieldDecl *Field,
   }
   // Registered with its module: moves with it, wherever it was made. A
   // member copied between a host struct and its device mirror points
-  // wherever its object's was made.
+  // wherever its own object's buffers were made.
   if (userCode().RegisteredFields.contains(Field) ||
       userCode().MirroredFields.contains(Field)) {
     FieldsInProgress.erase(Field);
