@@ -118,6 +118,17 @@ protected:
     return Path.str().str();
   }
 
+  /// Runs xfer-tidy with a project index in the test directory over
+  /// \p Args (options, then the program's files), as CUDA host code against
+  /// the stub headers and the test directory's headers.
+  RunOutcome runCudaProgram(std::vector<std::string> Args) {
+    Args.insert(Args.begin(), "--index=" + Dir.str().str() + "/index.json");
+    Args.insert(Args.end(), {"--", "-x", "cuda", "--cuda-host-only",
+                             "-nocudainc", "-nocudalib", "-std=c++17",
+                             "-isystem", StubInclude, "-I", Dir.str().str()});
+    return run(Tool, std::move(Args));
+  }
+
   llvm::SmallString<256> Dir;
 };
 
@@ -404,11 +415,7 @@ int main() {
   return Total;
 }
 )cpp");
-  std::string Index = Dir.str().str() + "/index.json";
-  RunOutcome R =
-      run(Tool, {"--index=" + Index, Mapping, Main, "--", "-x", "cuda",
-                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  RunOutcome R = runCudaProgram({Mapping, Main});
   EXPECT_EQ(1, R.Status) << R.Err;
   EXPECT_NE(std::string::npos,
             R.Out.find("mapping.cpp:6:3: warning: 'cudaMalloc' synchronizes "
@@ -445,11 +452,7 @@ void iterate(Solver &S, int Steps) {
     S.multiply();
 }
 )cpp");
-  std::string Index = Dir.str().str() + "/index.json";
-  RunOutcome R =
-      run(Tool, {"--index=" + Index, SolverFile, Main, "--", "-x", "cuda",
-                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  RunOutcome R = runCudaProgram({SolverFile, Main});
   EXPECT_EQ(1, R.Status) << R.Err;
   EXPECT_NE(std::string::npos,
             R.Out.find("solver.cpp:6:3: warning: 'cudaMemcpy' copies device "
@@ -503,11 +506,7 @@ void detect(int *DeviceMin, int *DeviceMax, int N,
   }
 }
 )cpp");
-  std::string Index = Dir.str().str() + "/index.json";
-  RunOutcome R = run(Tool, {"--index=" + Index, "--checks=-*,xfer-copy-in-loop",
-                            Boxes, Main, "--", "-x", "cuda", "--cuda-host-only",
-                            "-nocudainc", "-nocudalib", "-std=c++17",
-                            "-isystem", StubInclude, "-I", Dir.str().str()});
+  RunOutcome R = runCudaProgram({"--checks=-*,xfer-copy-in-loop", Boxes, Main});
   EXPECT_EQ(1, R.Status) << R.Err;
   EXPECT_NE(std::string::npos,
             R.Out.find(Boxes + ":22:3: warning: 'cudaMemcpy' copies device "
@@ -582,11 +581,7 @@ void run(Backend &Simulation, int Steps) {
     Simulation.step();
 }
 )cpp");
-  std::string Index = Dir.str().str() + "/index.json";
-  RunOutcome R =
-      run(Tool, {"--index=" + Index, Cuda, Cpu, Runner, "--", "-x", "cuda",
-                 "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-                 "-isystem", StubInclude, "-I", Dir.str().str()});
+  RunOutcome R = runCudaProgram({Cuda, Cpu, Runner});
   EXPECT_EQ(1, R.Status) << R.Err;
   EXPECT_NE(std::string::npos,
             R.Out.find("cuda_backend.cpp:23:3: warning: "
