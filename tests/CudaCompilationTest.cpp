@@ -493,9 +493,11 @@ TEST(CudaCompilationTest, ServesLegacyDeclarationsHeader) {
         "tex2D,", "#if CUDART_VERSION >= 13000",
         "#if CUDART_VERSION >= 12000"})
     EXPECT_TRUE(Text.contains(Declared)) << Declared.str();
-  // No toolkit: no driver_types.h to patch.
+  // No toolkit: no driver_types.h or cuda_runtime_api.h to patch.
   for (const auto &[Path, Contents] : cudaCompatFiles(""))
-    EXPECT_TRUE(llvm::StringRef(Path).starts_with(CudaCompatHeaderDir)) << Path;
+    EXPECT_TRUE(llvm::StringRef(Path).starts_with(CudaCompatHeaderDir) ||
+                llvm::StringRef(Path).starts_with(LibraryCompatHeaderDir))
+        << Path;
 }
 
 const char *DriverTypesCuda13 = R"h(#define __DRIVER_TYPES_H__
@@ -553,6 +555,26 @@ TEST(CudaCompilationTest, PatchedDriverTypesServedOverTheToolkitsOwn) {
     EXPECT_TRUE(llvm::sys::fs::exists(Path)) << Path << " is not a real path";
   }
   EXPECT_EQ(Lacks, Served);
+}
+
+TEST(CudaCompilationTest, PatchesRemovedThreadFunctionsIntoTheRuntimeHeader) {
+  const char *RuntimeApi = "#if !defined(__CUDA_RUNTIME_API_H__)\n"
+                           "#define __CUDA_RUNTIME_API_H__\n"
+                           "extern cudaError_t cudaDeviceSynchronize(void);\n"
+                           "#endif /* !__CUDA_RUNTIME_API_H__ */\n";
+  std::optional<std::string> Patched = patchRuntimeApiHeader(RuntimeApi);
+  ASSERT_TRUE(Patched.has_value());
+  llvm::StringRef Text = *Patched;
+  // Inside the include guard, after the original declarations.
+  size_t Added = Text.find("CUDARTAPI cudaThreadSynchronize(void);");
+  ASSERT_NE(Added, llvm::StringRef::npos) << Text.str();
+  EXPECT_LT(Text.find("cudaDeviceSynchronize"), Added);
+  EXPECT_LT(Added, Text.find("#endif /* !__CUDA_RUNTIME_API_H__ */"));
+  EXPECT_TRUE(Text.contains("cudaThreadExit(void);"));
+  EXPECT_TRUE(Text.ends_with("#endif /* !__CUDA_RUNTIME_API_H__ */\n"));
+  // A toolkit that declares them, or a file without a guard, is left alone.
+  EXPECT_FALSE(patchRuntimeApiHeader(Text).has_value());
+  EXPECT_FALSE(patchRuntimeApiHeader("int x;\n").has_value());
 }
 
 class ScopedEnvironment {
@@ -678,7 +700,9 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
   auto Errors = std::make_shared<CudaCommandErrors>();
   clang::tooling::ArgumentsAdjuster Adjust =
       makeCudaArgumentsAdjuster({""}, FS, Errors);
-  Args HostFlags = cudaHostAnalysisFlags({""});
+  Args HostFlags = libraryCompatFlags();
+  for (const std::string &Flag : cudaHostAnalysisFlags({""}))
+    HostFlags.push_back(Flag);
 
   Args Expected = {"clang++", "-DF", "-c", "/src/a.cu"};
   Expected.insert(Expected.end(), HostFlags.begin(), HostFlags.end());
@@ -688,11 +712,12 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
 
   // Host code compiled by nvcc is translated but gets no CUDA flags.
   EXPECT_EQ(join(Adjust({"nvcc", "-DX", "-c", "/src/b.cpp"}, "/src/b.cpp")),
-            "clang++ -DX -c /src/b.cpp");
+            "clang++ -DX -c /src/b.cpp -idirafter /xfer-tidy-library-compat");
 
-  // Other compilers' commands are left alone unless the source is CUDA.
+  // Other compilers' commands keep their flags unless the source is CUDA;
+  // every command searches the library stand-ins last.
   EXPECT_EQ(join(Adjust({"g++", "-c", "/src/c.cpp"}, "/src/c.cpp")),
-            "g++ -c /src/c.cpp");
+            "g++ -c /src/c.cpp -idirafter /xfer-tidy-library-compat");
 
   // A .cuh header needs its language spelled out.
   Expected = {"clang++", "-x", "cuda", "/src/d.cuh"};
@@ -714,7 +739,7 @@ TEST(CudaCompilationTest, AdjusterTranslatesAndAddsHostFlags) {
   EXPECT_EQ(join(Adjust({"clang++", "/src/kernels.h"}, "/src/kernels.h")),
             join(Expected));
   EXPECT_EQ(join(Adjust({"clang++", "/src/portable.h"}, "/src/portable.h")),
-            "clang++ /src/portable.h");
+            "clang++ /src/portable.h -idirafter /xfer-tidy-library-compat");
 
   // An interpolated command (a file missing from the compilation database)
   // ends in "-- <file>": the flags go before it, nvcc's translation keeps it
@@ -884,6 +909,85 @@ int run() {
 }
 )cuda";
   EXPECT_EQ("", cudaParseErrors(CudaPath, Source));
+}
+
+/// The errors clang reports on \p Source, a host C++ file compiled with
+/// g++ and \p Flags, after adjustCudaCommand, with the compatibility files
+/// of the toolkit at \p CudaPath and \p Extra files overlaid.
+std::string hostParseErrors(
+    llvm::StringRef CudaPath, const char *Source, Args Flags,
+    llvm::ArrayRef<std::pair<const char *, const char *>> Extra = {}) {
+  auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  addCudaCompatHeaders(*Memory, CudaCompatHeaderDir, CudaPath);
+  for (const auto &[Path, Text] : Extra)
+    Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBuffer(Text));
+  Memory->addFile("/xfer-test/host.cpp", 0,
+                  llvm::MemoryBuffer::getMemBuffer(Source));
+  auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  Overlay->pushOverlay(Memory);
+  Args Command = {"g++", "-std=c++17"};
+  Command.insert(Command.end(), Flags.begin(), Flags.end());
+  Command.insert(Command.end(), {"-c", "/xfer-test/host.cpp"});
+  llvm::Expected<Args> Adjusted = adjustCudaCommand(
+      Command, "/xfer-test/host.cpp", {CudaPath.str()}, *Overlay, "/");
+  if (!Adjusted)
+    return llvm::toString(Adjusted.takeError());
+  Args Invocation = *Adjusted;
+  Invocation.insert(Invocation.begin() + 1,
+                    {"-fsyntax-only",
+                     std::string("-resource-dir=") + XFER_CLANG_RESOURCE_DIR});
+  auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
+      clang::FileSystemOptions(), Overlay);
+  ErrorCollector Collector;
+  clang::tooling::ToolInvocation Tool(
+      Invocation, std::make_unique<clang::SyntaxOnlyAction>(), Files.get());
+  Tool.setDiagnosticConsumer(&Collector);
+  bool Succeeded = Tool.run();
+  std::string AllErrors;
+  for (const std::string &Error : Collector.Errors)
+    AllErrors += Error + "\n";
+  if (!Succeeded && AllErrors.empty())
+    AllErrors = "the invocation failed";
+  return AllErrors;
+}
+
+// Host files that include the runtime header themselves get no forced
+// include, so the removed cudaThread* functions come from the patched
+// cuda_runtime_api.h.
+TEST(CudaCompilationTest, ParsesRemovedThreadFunctionsInHostSources) {
+  llvm::StringRef CudaPath = XFER_TEST_CUDA_PATH;
+  if (!haveCudaToolkit(CudaPath))
+    GTEST_SKIP() << "no CUDA toolkit configured for tests";
+  const char *Source = R"cpp(#include <cuda_runtime.h>
+int run() {
+  cudaThreadSynchronize();
+  return cudaThreadExit() == cudaSuccess ? 0 : 1;
+}
+)cpp";
+  EXPECT_EQ("", hostParseErrors(CudaPath, Source,
+                                {"-I" + CudaPath.str() + "/include"}));
+}
+
+// A LibTorch package built without CUDA ships c10/cuda headers but not the
+// header its build generates for them.
+TEST(CudaCompilationTest, ServesGeneratedLibraryHeadersAPackageLacks) {
+  const char *Macros = "#include <c10/cuda/impl/cuda_cmake_macros.h>\n"
+                       "#ifndef C10_CUDA_BUILD_SHARED_LIBS\n"
+                       "#error stand-in not read\n#endif\n";
+  const char *Source = "#include <c10/cuda/CUDAMacros.h>\nint run();\n";
+  EXPECT_EQ("", hostParseErrors(
+                    "", Source, {"-I/xfer-torch/include"},
+                    {{"/xfer-torch/include/c10/cuda/CUDAMacros.h", Macros}}));
+  // A package's own header wins over the stand-in.
+  EXPECT_EQ("", hostParseErrors(
+                    "", "#include <c10/cuda/CUDAMacros.h>\nint run();\n",
+                    {"-I/xfer-torch/include"},
+                    {{"/xfer-torch/include/c10/cuda/CUDAMacros.h",
+                      "#include <c10/cuda/impl/cuda_cmake_macros.h>\n"
+                      "#ifndef FROM_PACKAGE\n#error stand-in read\n#endif\n"},
+                     {"/xfer-torch/include/c10/cuda/impl/cuda_cmake_macros.h",
+                      "#define FROM_PACKAGE\n"}}));
 }
 
 // Every row of include/xfer/CudaApis.def is recognised by its name and

@@ -789,6 +789,37 @@ constexpr llvm::StringLiteral CompatHeaderNames[] = {
     "curand_mtgp32_kernel.h",
 };
 
+// The cudaThread* functions CUDA 13 removed (replaced by cudaDevice*), as
+// patchRuntimeApiHeader() adds them to the toolkit's cuda_runtime_api.h.
+constexpr llvm::StringLiteral RemovedThreadFunctions =
+    "/* xfer-tidy: thread management functions removed in CUDA 13. */\n"
+    "#if defined(__cplusplus)\nextern \"C\" {\n#endif\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadExit(void);\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadSynchronize(void);\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadSetLimit("
+    "enum cudaLimit limit, size_t value);\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadGetLimit("
+    "size_t *pValue, enum cudaLimit limit);\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadGetCacheConfig("
+    "enum cudaFuncCache *pCacheConfig);\n"
+    "extern __host__ cudaError_t CUDARTAPI cudaThreadSetCacheConfig("
+    "enum cudaFuncCache cacheConfig);\n"
+    "#if defined(__cplusplus)\n}\n#endif\n";
+
+/// A header some library packages lack because their build generates it
+/// (Debian's CPU-only LibTorch ships c10/cuda without the CMake-generated
+/// cuda_cmake_macros.h that c10/cuda/CUDAMacros.h includes).
+struct LibraryStandIn {
+  llvm::StringLiteral Path;
+  llvm::StringLiteral Contents;
+};
+constexpr LibraryStandIn LibraryStandIns[] = {
+    {"c10/cuda/impl/cuda_cmake_macros.h",
+     "// Stand-in for the header LibTorch's build generates; only reached "
+     "when no real one exists.\n#pragma once\n"
+     "#define C10_CUDA_BUILD_SHARED_LIBS\n"},
+};
+
 bool isRegularFile(const llvm::Twine &Path) {
   return llvm::sys::fs::is_regular_file(Path);
 }
@@ -897,6 +928,10 @@ std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
   return Flags;
 }
 
+std::vector<std::string> libraryCompatFlags() {
+  return {"-idirafter", LibraryCompatHeaderDir.str()};
+}
+
 llvm::StringRef cudaLegacyHeaderContents() { return LegacyHeaderText; }
 
 std::optional<std::string> patchDriverTypesHeader(StringRef Text) {
@@ -967,6 +1002,19 @@ std::optional<std::string> patchDriverTypesHeader(StringRef Text) {
       .str();
 }
 
+std::optional<std::string> patchRuntimeApiHeader(StringRef Text) {
+  // Declared already (a toolkit before 13.0): nothing to add.
+  if (Text.contains("cudaThreadSynchronize"))
+    return std::nullopt;
+  // Inside the include guard: before the file's last #endif.
+  size_t GuardEnd = Text.rfind("\n#endif");
+  if (GuardEnd == StringRef::npos)
+    return std::nullopt;
+  return (Text.take_front(GuardEnd + 1) + RemovedThreadFunctions +
+          Text.drop_front(GuardEnd + 1))
+      .str();
+}
+
 std::vector<std::pair<std::string, std::string>>
 cudaCompatFiles(StringRef CudaPath, StringRef VirtualDir) {
   std::vector<std::pair<std::string, std::string>> Files;
@@ -984,43 +1032,59 @@ cudaCompatFiles(StringRef CudaPath, StringRef VirtualDir) {
   llvm::sys::path::append(Legacy, CudaLegacyHeaderName);
   Files.emplace_back(std::string(Legacy), LegacyHeaderText.str());
 
-  // The removed cudaDeviceProp fields cannot be declared from another header
-  // (a struct cannot be reopened, and a look-alike type would change the
-  // type's name and aggregate initialisation). builtin_types.h includes
-  // "driver_types.h" relative to itself, so no include directory can put a
-  // replacement first either: the patched copy is served over the real file,
-  // under each spelling of the toolkit's include directory a command may use
-  // (--cuda-path, its resolved path, and the directory the file really is
-  // in). It is made from the toolkit's own file, so it matches that toolkit.
+  // Library stand-ins, searched last by every command
+  // (libraryCompatFlags()).
+  for (const LibraryStandIn &StandIn : LibraryStandIns) {
+    llvm::SmallString<128> Path(LibraryCompatHeaderDir);
+    llvm::sys::path::append(Path, StandIn.Path);
+    Files.emplace_back(std::string(Path), StandIn.Contents.str());
+  }
+
+  // The removed cudaDeviceProp fields and runtime functions cannot be
+  // declared from another header that every source includes (a struct
+  // cannot be reopened, a look-alike type would change the type's name and
+  // aggregate initialisation, and host C++ files get no forced include).
+  // builtin_types.h includes "driver_types.h" relative to itself, so no
+  // include directory can put a replacement first either: each patched
+  // copy is served over the real file, under each spelling of the
+  // toolkit's include directory a command may use (--cuda-path, its
+  // resolved path, and the directory the file really is in). It is made
+  // from the toolkit's own file, so it matches that toolkit.
   if (CudaPath.empty())
     return Files;
   llvm::SmallString<256> IncludeDir(CudaPath);
   llvm::sys::path::append(IncludeDir, "include");
-  llvm::SmallString<256> Original(IncludeDir);
-  llvm::sys::path::append(Original, "driver_types.h");
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
-      llvm::MemoryBuffer::getFile(Original);
-  if (!Text)
-    return Files;
-  std::optional<std::string> Patched =
-      patchDriverTypesHeader((*Text)->getBuffer());
-  if (!Patched)
-    return Files;
-  llvm::StringSet<> Dirs;
-  Dirs.insert(IncludeDir);
-  llvm::SmallString<256> Resolved;
-  if (!llvm::sys::fs::real_path(CudaPath, Resolved)) {
-    llvm::sys::path::append(Resolved, "include");
-    Dirs.insert(Resolved);
-  }
-  if (!llvm::sys::fs::real_path(IncludeDir, Resolved))
-    Dirs.insert(Resolved);
-  if (!llvm::sys::fs::real_path(Original, Resolved))
-    Dirs.insert(llvm::sys::path::parent_path(Resolved));
-  for (const auto &Dir : Dirs) {
-    llvm::SmallString<256> Path(Dir.getKey());
-    llvm::sys::path::append(Path, "driver_types.h");
-    Files.emplace_back(std::string(Path), *Patched);
+  using Patcher = std::optional<std::string> (*)(StringRef);
+  const std::pair<StringRef, Patcher> PatchedHeaders[] = {
+      {"driver_types.h", patchDriverTypesHeader},
+      {"cuda_runtime_api.h", patchRuntimeApiHeader},
+  };
+  for (const auto &[Name, Patch] : PatchedHeaders) {
+    llvm::SmallString<256> Original(IncludeDir);
+    llvm::sys::path::append(Original, Name);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+        llvm::MemoryBuffer::getFile(Original);
+    if (!Text)
+      continue;
+    std::optional<std::string> Patched = Patch((*Text)->getBuffer());
+    if (!Patched)
+      continue;
+    llvm::StringSet<> Dirs;
+    Dirs.insert(IncludeDir);
+    llvm::SmallString<256> Resolved;
+    if (!llvm::sys::fs::real_path(CudaPath, Resolved)) {
+      llvm::sys::path::append(Resolved, "include");
+      Dirs.insert(Resolved);
+    }
+    if (!llvm::sys::fs::real_path(IncludeDir, Resolved))
+      Dirs.insert(Resolved);
+    if (!llvm::sys::fs::real_path(Original, Resolved))
+      Dirs.insert(llvm::sys::path::parent_path(Resolved));
+    for (const auto &Dir : Dirs) {
+      llvm::SmallString<256> Path(Dir.getKey());
+      llvm::sys::path::append(Path, Name);
+      Files.emplace_back(std::string(Path), *Patched);
+    }
   }
   return Files;
 }
@@ -1120,6 +1184,7 @@ adjustCudaCommand(llvm::ArrayRef<std::string> Args, StringRef File,
   // A header analysed on its own whose code uses CUDA qualifiers is CUDA.
   bool CudaHeader =
       !HasLanguage && isHeaderFile(File) && usesCudaQualifiers(File, FS);
+  appendCompilerArguments(Result, libraryCompatFlags());
   if (!CudaHeader && !isCudaSource(File, Result))
     return Result;
 

@@ -78,6 +78,18 @@ struct CudaAnalysisSetup {
 inline constexpr llvm::StringLiteral CudaCompatHeaderDir =
     "/xfer-tidy-cuda-compat";
 
+/// Directory of stand-ins for headers that some library packages lack
+/// because their build generates them (LibTorch's
+/// c10/cuda/impl/cuda_cmake_macros.h, missing from CPU-only packages). Like
+/// CudaCompatHeaderDir it exists only in the overlay file system.
+inline constexpr llvm::StringLiteral LibraryCompatHeaderDir =
+    "/xfer-tidy-library-compat";
+
+/// `-idirafter LibraryCompatHeaderDir`, added to every command (C++ and
+/// CUDA): searched after every real include directory, so a real header
+/// always wins.
+std::vector<std::string> libraryCompatFlags();
+
 /// Headers that clang's __clang_cuda_runtime_wrapper.h includes
 /// unconditionally but that a CUDA toolkit may lack (CUDA 13 removed
 /// texture_fetch_functions.h). An empty stand-in is provided for each.
@@ -114,12 +126,21 @@ llvm::StringRef cudaLegacyHeaderContents();
 /// lacks it; nullopt when none is missing or the struct is not found.
 std::optional<std::string> patchDriverTypesHeader(llvm::StringRef Text);
 
+/// \p Text (a toolkit's cuda_runtime_api.h) with declarations of the
+/// cudaThread* functions CUDA 13 removed added inside its include guard, so
+/// that host C++ files including the runtime header (not only CUDA sources,
+/// which get the legacy header) can call them; nullopt when the header
+/// declares them or has no include guard.
+std::optional<std::string> patchRuntimeApiHeader(llvm::StringRef Text);
+
 /// The files of the compatibility layer as (path, contents): the empty
 /// stand-ins of cudaCompatHeaderNames() and the legacy header under
-/// \p VirtualDir, and, when \p CudaPath's driver_types.h lacks removed
-/// cudaDeviceProp fields, patchDriverTypesHeader() of it at the paths of the
-/// real file (--cuda-path spelling and resolved paths), to be overlaid on
-/// the real file system.
+/// \p VirtualDir, the library stand-ins under LibraryCompatHeaderDir, and,
+/// when \p CudaPath's driver_types.h lacks removed cudaDeviceProp fields or
+/// its cuda_runtime_api.h the removed cudaThread* functions,
+/// patchDriverTypesHeader() and patchRuntimeApiHeader() of them at the
+/// paths of the real files (--cuda-path spelling and resolved paths), to be
+/// overlaid on the real file system.
 std::vector<std::pair<std::string, std::string>>
 cudaCompatFiles(llvm::StringRef CudaPath,
                 llvm::StringRef VirtualDir = CudaCompatHeaderDir);
@@ -148,9 +169,9 @@ std::optional<unsigned> cudaRuntimeVersion(llvm::StringRef CudaPath);
 bool raiseLanguageStandard(std::vector<std::string> &Args, unsigned Minimum);
 
 /// Adjusts one compile command for analysis: translates it when it is an nvcc
-/// command, then, when \p File is a CUDA source, appends
-/// cudaHostAnalysisFlags() (using the command's own `--cuda-path=` if it has
-/// one), selects the language for `.cuh` files, and, for a toolkit whose
+/// command, appends libraryCompatFlags(), then, when \p File is a CUDA source,
+/// appends cudaHostAnalysisFlags() (using the command's own `--cuda-path=` if
+/// it has one), selects the language for `.cuh` files, and, for a toolkit whose
 /// libcu++ needs C++17 (CUDA 13), raises an older `-std=` to C++17. \p
 /// WorkingDir is the command's directory; \p FS serves options files.
 llvm::Expected<std::vector<std::string>>
