@@ -46,7 +46,7 @@ Placement joinPlacements(Placement A, Placement B) {
   if (A == Placement::Unknown || B == Placement::Unknown)
     return Placement::Unknown;
   if (isHostPlacement(A) && isHostPlacement(B))
-    return Placement::Cpu;
+    return Placement::PinnedCpu;
   if ((isHostPlacement(A) || isDeviceSide(A)) &&
       (isHostPlacement(B) || isDeviceSide(B)))
     return Placement::MaybeCuda;

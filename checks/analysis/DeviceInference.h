@@ -55,8 +55,9 @@ inline bool isHostPlacement(Placement P) {
 }
 
 /// Least upper bound: equal placements stay, host vs device becomes
-/// MaybeCuda, pinned vs pageable becomes Cpu, anything with Unknown is
-/// Unknown.
+/// MaybeCuda, pinned vs pageable becomes PinnedCpu (host memory that may be
+/// pinned: a copy from it is not known to be synchronous, and unknown is not
+/// evidence), anything with Unknown is Unknown.
 Placement joinPlacements(Placement A, Placement B);
 
 /// An inferred placement and the expression that decided it.

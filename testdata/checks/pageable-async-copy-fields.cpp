@@ -148,3 +148,31 @@ void link(Node &A, Node &B) { A.data = B.data; }
 void uploadNode(Node &N, float *Dev, cudaStream_t S) {
   cudaMemcpyAsync(Dev, N.data, 4, cudaMemcpyHostToDevice, S);
 }
+
+// A member that one path allocates pinned and another pageable (pinned only
+// when the block also has a device copy) may be pinned where it is copied
+// asynchronously: not known to be pageable, so not reported. A member only
+// ever allocated pageable is.
+template <typename T> struct MemoryBlock {
+  T *Cpu = nullptr;
+  T *Gpu = nullptr;
+  T *Staging = nullptr;
+  size_t Size = 0;
+  void allocate(size_t N, bool WithDevice) {
+    Size = N;
+    if (WithDevice)
+      cudaMallocHost((void **)&Cpu, N * sizeof(T));
+    else
+      Cpu = new T[N];
+    Staging = new T[N];
+    if (WithDevice)
+      cudaMalloc((void **)&Gpu, N * sizeof(T));
+  }
+  void upload(cudaStream_t S) {
+    cudaMemcpyAsync(Gpu, Cpu, Size * sizeof(T), cudaMemcpyHostToDevice, S);
+    cudaMemcpyAsync(Gpu, Staging, Size * sizeof(T), cudaMemcpyHostToDevice, S);
+    // XFER-WARNING: :173:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+    // XFER-NOTE: :167:15: note: pageable host memory: allocated on the host by new (stored in 'Staging')
+  }
+};
+template struct MemoryBlock<float>;
