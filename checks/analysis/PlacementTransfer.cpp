@@ -55,6 +55,47 @@ const Expr *optionsArgument(const CallExpr *Call) {
   return nullptr;
 }
 
+/// True if the options \p Options (an argument, or a local variable
+/// initialised with the builder chain) ask for page-locked memory:
+/// `TensorOptions().pinned_memory(true)` (the argument defaults to true).
+bool requestsPinnedMemory(const Expr *Options, int Depth = 0) {
+  if (!Options || Depth > 4)
+    return false;
+  const Expr *E = Options->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() == 1)
+      E = Construct->getArg(0)->IgnoreParenImpCasts();
+    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temporary->getSubExpr()->IgnoreParenImpCasts();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) &&
+           requestsPinnedMemory(Var->getInit(), Depth + 1);
+  }
+  for (const auto *Call = dyn_cast<CXXMemberCallExpr>(E); Call;
+       Call = dyn_cast_or_null<CXXMemberCallExpr>(
+           Call->getImplicitObjectArgument()
+               ? Call->getImplicitObjectArgument()->IgnoreParenImpCasts()
+               : nullptr)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (!Method || !isNamed(Method, "pinned_memory"))
+      continue;
+    if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))
+      return true;
+    bool Value = false;
+    return Call->getArg(0)->EvaluateAsBooleanCondition(
+               Value, Method->getASTContext()) &&
+           Value;
+  }
+  return false;
+}
+
 /// `module.forward(inputs)` (or run_method) of a TorchScript module.
 bool isScriptModuleRun(const CallExpr *Call) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
@@ -405,6 +446,11 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       if (!Device && Torch->Spelling.find("_like(") != std::string::npos &&
           Call->getNumArgs())
         return evaluateTensor(Call->getArg(0)); // zeros_like(t): where t is
+      if ((!Device || Device->Where == Placement::Cpu) &&
+          requestsPinnedMemory(Options))
+        return makeFact(Placement::PinnedCpu, Call,
+                        "created in pinned host memory by " + Torch->Spelling +
+                            " with pinned_memory(true)");
       if (!Device)
         return makeFact(Placement::Cpu, Call,
                         "created on the host by " + Torch->Spelling +

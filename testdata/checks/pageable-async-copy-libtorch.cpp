@@ -73,3 +73,24 @@ void notReported(torch::Tensor Unknown) {
   Gpu.copy_(Host);
   auto F = Host.to(torch::kCPU, true);
 }
+
+// Staging tensors created in pinned memory by their options (a batched
+// evaluator's per-slot buffers) are pinned; pinned_memory(false) is not.
+void pinnedByOptions(int64_t N) {
+  auto Gpu = torch::empty({64}, torch::kCUDA);
+  auto PinnedOptions = torch::TensorOptions()
+                           .dtype(torch::kFloat)
+                           .device(torch::kCPU)
+                           .pinned_memory(true);
+  auto Staging = torch::empty({64}, PinnedOptions);
+  auto Rows = Staging.narrow(0, 0, N);
+  Gpu.copy_(Rows, /*non_blocking=*/true);
+  auto Direct = torch::zeros(
+      {64}, torch::TensorOptions().device(torch::kCPU).pinned_memory());
+  Gpu.copy_(Direct, true);
+  auto Unpinned = torch::zeros(
+      {64}, torch::TensorOptions().device(torch::kCPU).pinned_memory(false));
+  Gpu.copy_(Unpinned, true);
+  // XFER-WARNING: :[[@LINE-1]]:7: warning: 'copy_()' with non_blocking=true copies a tensor in pageable host memory, so it is not asynchronous: the data is staged through a pinned bounce buffer and the call returns only after the host memory has been copied, so the copy does not overlap host work; pin the tensor with pin_memory() first, once, outside hot loops [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-4]]:19: note: pageable host memory: created by torch::zeros() on a cpu device
+}
