@@ -141,6 +141,7 @@ void DeviceMismatchCheck::onStartOfTranslationUnit() {
     Facts = ProjectFacts::loadOption(ProjectIndex);
   Analyses.reset();
   ForcedCuda.clear();
+  ReportedMixes.clear();
 }
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {

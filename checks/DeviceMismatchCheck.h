@@ -7,6 +7,7 @@
 #include "analysis/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <memory>
 
 namespace clang::tidy::xfer {
@@ -84,6 +85,10 @@ private:
   std::shared_ptr<const ProjectFacts> Facts;
   std::shared_ptr<TranslationUnitAnalyses> Analyses;
   llvm::DenseMap<const FunctionDecl *, const Stmt *> ForcedCuda;
+  /// Operations already reported as mixing devices: a variable holding the
+  /// result of one carries the same bug into its later uses, which are not
+  /// reported again.
+  llvm::DenseSet<const CallExpr *> ReportedMixes;
 };
 
 } // namespace clang::tidy::xfer

@@ -151,6 +151,19 @@ bool onlyReadOnHost(const FunctionDecl *Function, unsigned Index,
   return Used && !Other;
 }
 
+/// True if \p Operand is a local variable initialised with the result of
+/// one of \p Mixes (`auto Mixed = torch::cat({host, gpu}); Mixed * host`).
+bool holdsReportedMix(const Expr *Operand,
+                      const llvm::DenseSet<const CallExpr *> &Mixes) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(Operand->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->hasLocalStorage() || !Var->getInit())
+    return false;
+  const auto *Init = dyn_cast<CallExpr>(
+      ignoreCopiesAndConversions(Var->getInit())->IgnoreImplicit());
+  return Init && Mixes.contains(Init);
+}
+
 } // namespace
 
 void DeviceMismatchCheck::checkTensorOperation(const CallExpr *Call,
@@ -206,6 +219,8 @@ void DeviceMismatchCheck::reportMixedOperands(
   const Stmt *ForcedAt = nullptr;
   bool DeviceFirst = false;
   for (const Expr *E : Operands) {
+    if (holdsReportedMix(E, ReportedMixes))
+      continue;
     PlacementFact Fact = Analyses->devices().tensorPlacement(E);
     if (isHostPlacement(Fact.Where)) {
       // A 0-dim CPU tensor is read as a scalar next to CUDA tensors.
@@ -223,6 +238,7 @@ void DeviceMismatchCheck::reportMixedOperands(
 
   const Operand &First = DeviceFirst ? *DeviceOperand : *HostOperand;
   const Operand &Second = DeviceFirst ? *HostOperand : *DeviceOperand;
+  ReportedMixes.insert(Call);
   diag(Call->getExprLoc(), "'%0' mixes a %1 tensor and a %2 tensor: %3")
       << Operation << placementName(First.Fact.Where)
       << placementName(Second.Fact.Where) << SameDeviceError;

@@ -164,17 +164,13 @@ void collectTensorOperands(const Stmt *S,
     collectTensorOperands(Child, Out);
 }
 
-/// The tensors a script module's input vector was filled with, when its
-/// argument is a local `std::vector<IValue>`: its initializer and what the
-/// enclosing function push_back()s or emplace_back()s into it (the
-/// tutorial's `inputs.push_back(x.to(device)); module.forward(inputs)`).
-void collectPushedInputs(const CallExpr *Run, ASTContext &Ctx,
-                         llvm::SmallVectorImpl<const Expr *> &Out) {
-  const auto *Ref =
-      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
-  const auto *Vector = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  const FunctionDecl *Function = enclosingFunction(Run, Ctx);
-  if (!Vector || !Vector->hasLocalStorage() || !Function ||
+/// The tensors a local container \p Vector holds: its initializer and what
+/// its function push_back()s or emplace_back()s into it.
+void collectPushedTensors(const VarDecl *Vector,
+                          llvm::SmallVectorImpl<const Expr *> &Out) {
+  const auto *Function =
+      Vector ? dyn_cast<FunctionDecl>(Vector->getDeclContext()) : nullptr;
+  if (!Function || !Vector->hasLocalStorage() || isa<ParmVarDecl>(Vector) ||
       !Function->hasBody())
     return;
   collectTensorOperands(Vector->getInit(), Out);
@@ -194,11 +190,29 @@ void collectPushedInputs(const CallExpr *Run, ASTContext &Ctx,
   });
 }
 
-/// The operands an argument passes: itself, or the elements of a braced
-/// list (`torch::cat({x, y})`).
+/// The tensors a script module's input vector was filled with, when its
+/// argument is a local `std::vector<IValue>` (the tutorial's
+/// `inputs.push_back(x.to(device)); module.forward(inputs)`).
+void collectPushedInputs(const CallExpr *Run,
+                         llvm::SmallVectorImpl<const Expr *> &Out) {
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
+  collectPushedTensors(Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr, Out);
+}
+
+/// The operands an argument passes: itself, the elements of a braced list
+/// (`torch::cat({x, y})`), or the tensors a local container was filled with
+/// (`outputs.push_back(decode(y)); torch::cat(outputs, 1)`).
 void argumentOperands(const Expr *Arg,
                       llvm::SmallVectorImpl<const Expr *> &Out) {
   Arg = ignoreTemporaries(Arg);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(ignoreCopiesAndConversions(Arg));
+      Ref && !isTensorType(Ref->getType())) {
+    size_t Before = Out.size();
+    collectPushedTensors(dyn_cast<VarDecl>(Ref->getDecl()), Out);
+    if (Out.size() > Before)
+      return;
+  }
   if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
     Arg = ignoreTemporaries(List->getSubExpr());
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
@@ -485,7 +499,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       return PlacementFact{};
     llvm::SmallVector<const Expr *, 4> Inputs;
     collectTensorOperands(Run->getArg(0), Inputs);
-    collectPushedInputs(Run, Ctx, Inputs);
+    collectPushedInputs(Run, Inputs);
     for (const Expr *Input : Inputs) {
       std::optional<PlacementFact> Where = evaluateTensor(Input);
       if (Where && Where->Where != Placement::Unknown)

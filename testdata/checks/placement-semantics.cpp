@@ -240,3 +240,29 @@ void bindingCopiedToHost(torch::Tensor X, int Steps) {
     (void)Picked, (void)Best, (void)Scaled;
   }
 }
+
+// A local container of tensors holds what it was filled with: torch::cat of
+// it is where its tensors are (a detector concatenating the decoded outputs
+// of each scale before suppression).
+std::vector<torch::Tensor> suppress(torch::Tensor Prediction) {
+  std::vector<torch::Tensor> Kept;
+  for (int64_t I = 0; I < Prediction.size(0); ++I) {
+    auto Boxes = Prediction[I];
+    Kept.push_back(Boxes.masked_select(Boxes.gt(0.5)));
+    // XFER-WARNING: :[[@LINE-1]]:26: warning: 'masked_select()' synchronizes with the GPU on every iteration of the loop at line 249: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :249:3: note: loop starts here
+  }
+  return Kept;
+}
+void suppressScales(const std::vector<torch::Tensor> &Small,
+                    const std::vector<torch::Tensor> &Large) {
+  for (size_t F = 0; F < Small.size(); ++F) {
+    std::vector<torch::Tensor> Scales;
+    Scales.push_back(Small[F].to(Gpu));
+    Scales.push_back(Large[F].to(Gpu));
+    (void)suppress(torch::cat(Scales, 1));
+    // XFER-WARNING: :[[@LINE-1]]:11: warning: 'suppress()' synchronizes with the GPU on every iteration of the loop at line 259: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :259:3: note: loop starts here
+    // XFER-NOTE: :251:26: note: 'masked_select()' synchronizes with the GPU here
+  }
+}

@@ -222,10 +222,13 @@ bool allclose(const Tensor &A, const Tensor &B, double RTol = 1e-05,
               double ATol = 1e-08);
 bool is_nonzero(const Tensor &Self);
 Tensor from_blob(void *Data, IntArrayRef Sizes, TensorOptions Options = {});
-Tensor cat(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
+// As in LibTorch: a TensorList (ArrayRef) built from a braced list or a
+// std::vector.
+using TensorList = c10::ArrayRef<Tensor>;
+Tensor cat(TensorList Tensors, int64_t Dim = 0);
 std::vector<Tensor> meshgrid(const std::vector<Tensor> &Tensors);
 Tensor mse_loss(const Tensor &A, const Tensor &B);
-Tensor stack(const std::vector<Tensor> &Tensors, int64_t Dim = 0);
+Tensor stack(TensorList Tensors, int64_t Dim = 0);
 Tensor where(const Tensor &Condition, const Tensor &Self,
              const Tensor &Other);
 Tensor matmul(const Tensor &Self, const Tensor &Other);
