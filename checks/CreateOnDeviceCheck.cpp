@@ -270,6 +270,20 @@ const Expr *unwrapTensorData(const Expr *E) {
 /// The host scalars `torch::tensor(...)` is built from: a single arithmetic
 /// value or a braced list of them (`torch::tensor({t})`); empty for a
 /// container, an array or a tensor, whose contents may be new input.
+/// True for `cfg.pos_weight` read through a member of `this` that the
+/// class holds const (`const Config &cfg;`): a setting of the run, which
+/// the object's methods cannot change.
+bool readsConstSettingOfThis(const MemberExpr *Read) {
+  bool ThroughConst = false;
+  const Expr *Base = Read;
+  while (const auto *Member = dyn_cast<MemberExpr>(Base)) {
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      ThroughConst |= Field->getType().getNonReferenceType().isConstQualified();
+    Base = Member->getBase()->IgnoreImplicit();
+  }
+  return ThroughConst && isa<CXXThisExpr>(Base);
+}
+
 llvm::SmallVector<const Expr *, 4> hostScalarValues(const CallExpr *Upload) {
   llvm::SmallVector<const Expr *, 4> Values;
   if (Upload->getNumArgs() == 0)
@@ -284,7 +298,8 @@ llvm::SmallVector<const Expr *, 4> hostScalarValues(const CallExpr *Upload) {
     bool ReadsData = false;
     walkStmt(E, [&](const Stmt &S) {
       if (const auto *Member = dyn_cast<MemberExpr>(&S))
-        ReadsData = !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+        ReadsData = !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()) &&
+                    !readsConstSettingOfThis(Member);
       else if (isa<CallExpr, ArraySubscriptExpr>(S))
         ReadsData = true;
       else if (const auto *Unary = dyn_cast<UnaryOperator>(&S))

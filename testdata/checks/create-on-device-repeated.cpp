@@ -147,3 +147,31 @@ void replayBatches(const std::vector<std::vector<float>> &States,
     (void)Batch;
   }
 }
+
+// A value read through a member the class holds const (the run's settings)
+// cannot change in the loop: the same tensor is built and uploaded every
+// step. A member the object may change (the environment's last reward) is
+// data of the iteration.
+struct Settings {
+  double PositiveWeight = 1.0;
+};
+struct Environment {
+  double Reward = 0.0;
+  void step();
+};
+struct WeightedTrainer {
+  const Settings &Config;
+  Environment Env;
+  torch::Device Device;
+  torch::Tensor weightedLoss(const torch::Tensor &Output, int Steps) {
+    torch::Tensor Total = torch::zeros({1}, Device);
+    for (int I = 0; I < Steps; ++I) {
+      auto Weight = torch::tensor(Config.PositiveWeight).to(Device);
+      // XFER-WARNING: :[[@LINE-1]]:58: warning: tensor created on the host by 'torch::tensor()' is copied to a device chosen at run time by 'to()' on every iteration of the loop at line 168; pass the device to the factory to create it there directly [xfer-create-on-device]
+      Env.step();
+      auto Reward = torch::tensor(Env.Reward).to(Device);
+      Total = Total + Output.mul(Weight) + Reward;
+    }
+    return Total;
+  }
+};
