@@ -435,7 +435,8 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
     for (bool WithTextureFetch : {false, true}) {
       FakeToolkit Toolkit(WithCccl, WithTextureFetch);
       Args Expected = {"--cuda-host-only", "--cuda-path=" + Toolkit.path(),
-                       "-nocudalib", "-Wno-unknown-cuda-version"};
+                       "-nocudalib", "-Wno-unknown-cuda-version",
+                       "-D__restrict__="};
       if (WithCccl)
         Expected.insert(Expected.end(),
                         {"-isystem", Toolkit.path() + "/include/cccl"});
@@ -457,7 +458,8 @@ TEST(CudaCompilationTest, HostAnalysisFlagsForToolkitVariants) {
 TEST(CudaCompilationTest, HostAnalysisFlagsForUnknownToolkit) {
   EXPECT_EQ(join(cudaHostAnalysisFlags({""})),
             join({"--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version",
-                  "-idirafter", CudaCompatHeaderDir.str(), "-include",
+                  "-D__restrict__=", "-idirafter", CudaCompatHeaderDir.str(),
+                  "-include",
                   CudaCompatHeaderDir.str() + "/xfer_tidy_cuda_legacy.h"}));
 }
 
@@ -950,6 +952,24 @@ std::string hostParseErrors(
   if (!Succeeded && AllErrors.empty())
     AllErrors = "the invocation failed";
   return AllErrors;
+}
+
+// nvcc accepts __restrict__ written before the pointee type, where it
+// qualifies the integer rather than the pointer.
+TEST(CudaCompilationTest, ParsesRestrictBeforeThePointeeType) {
+  llvm::StringRef CudaPath = XFER_TEST_CUDA_PATH;
+  if (!haveCudaToolkit(CudaPath))
+    GTEST_SKIP() << "no CUDA toolkit configured for tests";
+  const char *Source = R"cuda(
+__host__ __device__ unsigned load(const __restrict__ unsigned *addr) {
+  return *addr;
+}
+__global__ void copy(const unsigned *__restrict__ in,
+                     unsigned *__restrict__ out) {
+  out[threadIdx.x] = load(in + threadIdx.x);
+}
+)cuda";
+  EXPECT_EQ("", cudaParseErrors(CudaPath, Source));
 }
 
 // Host files that include the runtime header themselves get no forced

@@ -899,6 +899,10 @@ std::vector<std::string> cudaHostAnalysisFlags(const CudaAnalysisSetup &Setup) {
   Flags.push_back("-nocudalib");
   // clang 19 knows CUDA up to 12.5 and warns about newer toolkits.
   Flags.push_back("-Wno-unknown-cuda-version");
+  // nvcc accepts __restrict__ on a type that is not a pointer
+  // (`const __restrict__ uint32_t *p`); clang rejects the declaration.
+  // Restrict qualifiers change nothing the analysis reads: they are dropped.
+  Flags.push_back("-D__restrict__=");
 
   if (!Setup.CudaPath.empty()) {
     // CUDA 13 keeps libcu++, CUB and Thrust under include/cccl, a directory
