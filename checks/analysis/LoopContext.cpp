@@ -139,9 +139,19 @@ std::optional<int64_t> periodValue(const Expr *N, ASTContext &Ctx) {
 }
 
 /// `X % N` with X a counter: the period N.
+bool isPerIterationValue(const Expr *E, const Expr *Cond,
+                         const ASTContext &Ctx);
+
 std::optional<Guard> moduloGuard(const Expr *E, const ASTContext &Ctx) {
   const auto *Rem = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
   if (!Rem || Rem->getOpcode() != BO_Rem || !refersToVariable(Rem->getLHS()))
+    return std::nullopt;
+  // `img.rows % 4 != 0` of this iteration's image tests its data, not how
+  // many iterations have run.
+  const Expr *Dividend = Rem->getLHS()->IgnoreParenImpCasts();
+  while (const auto *Member = dyn_cast<MemberExpr>(Dividend))
+    Dividend = Member->getBase()->IgnoreParenImpCasts();
+  if (isPerIterationValue(Dividend, E, Ctx))
     return std::nullopt;
   if (const auto *Member =
           dyn_cast<MemberExpr>(Rem->getLHS()->IgnoreParenImpCasts()))
@@ -409,7 +419,8 @@ bool setsThroughMethod(const Stmt *Then, const ValueDecl *Owner,
 /// True for lazy initialization, `if (!ready) { ...; ready = true; }`: the
 /// branch sets what its condition tests, so it runs the first time only.
 /// So does a buffer made again only when its shape changes: `if
-/// (!out.allocated || out.rows != in.rows) out.allocate(in.rows, n);`.
+/// (!out.allocated || out.rows != in.rows) out.allocate(in.rows, n);`, or
+/// `if (cols != img.cols) { cols = img.cols; cudaMalloc(...); }`.
 bool isFirstTimeBranch(const IfStmt *If) {
   if (If->getElse())
     return false;
@@ -440,6 +451,24 @@ bool isFirstTimeBranch(const IfStmt *If) {
         Size && assignsDirectly(If->getThen(), Size))
       return true;
   }
+  // Buffers made again when the input's shape changes, `if (cols != img.cols
+  // || rows != img.rows) { free(); cols = img.cols; rows = img.rows;
+  // allocate(); }`: the branch records each size it tests, so it runs when
+  // the shape changes, not on every call.
+  if (llvm::all_of(Terms, [&](const Expr *Term) {
+        const auto *Differs = dyn_cast<BinaryOperator>(Term);
+        if (!Differs || Differs->getOpcode() != BO_NE)
+          return false;
+        return llvm::any_of(
+            std::initializer_list<const Expr *>{Differs->getLHS(),
+                                                Differs->getRHS()},
+            [&](const Expr *Side) {
+              const ValueDecl *Recorded = namedDeclaration(Side);
+              return Recorded && !isa<ParmVarDecl>(Recorded) &&
+                     assignsDirectly(If->getThen(), Recorded);
+            });
+      }))
+    return true;
   const Expr *FirstTime = nullptr;
   const ValueDecl *Subject = nullptr;
   for (const Expr *Term : Terms)

@@ -143,3 +143,26 @@ void integrate(float *Dev, float *Host, int Steps) {
       writeFrame(Dev, Host);
   }
 }
+
+// A remainder of this iteration's data (the image's size must be a multiple
+// of 4) is a validity test, not a period: what follows runs on every
+// iteration.
+struct Image {
+  int Rows, Cols;
+  float *Pixels;
+  void crop(int Border); // defined elsewhere: may change the sizes
+};
+Image readImage(int Index);
+int processImages(float *Dev, float *Host, int Count) {
+  for (int I = 0; I < Count; ++I) {
+    Image Frame = readImage(I);
+    if (Frame.Rows % 4 != 0 || Frame.Cols % 4 != 0)
+      return 1;
+    step(Dev, Frame.Rows * Frame.Cols);
+    cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 157: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :157:3: note: loop starts here
+    step(Dev, Frame.Rows);
+  }
+  return 0;
+}
