@@ -105,6 +105,23 @@ const Expr *ignoreImplicit(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
 }
 
+/// The tensor \p E is a view or slice of (`t.narrow(...)`, `t.slice(...)`,
+/// `t.view(...)`), or null.
+const Expr *viewedTensor(const Expr *E) {
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(ignoreCopiesAndConversions(E));
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() || !isInTorchNamespace(Method) ||
+      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  bool IsView =
+      llvm::StringSwitch<bool>(Method->getName())
+          .Cases("narrow", "slice", "select", "view", "reshape", true)
+          .Cases("squeeze", "unsqueeze", "flatten", "contiguous", true)
+          .Default(false);
+  return IsView ? Call->getImplicitObjectArgument() : nullptr;
+}
+
 /// True if \p E computes a boolean mask: a comparison or logical operation
 /// on tensors, or a local variable initialised with one (or named a mask).
 bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
@@ -137,10 +154,14 @@ bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
-      if (Var->getName().contains_insensitive("mask"))
+      bool Local = Var->hasLocalStorage() && !isa<ParmVarDecl>(Var);
+      if (Local && isBooleanMask(Var->getInit(), Depth + 1))
         return true;
-      return Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) &&
-             isBooleanMask(Var->getInit(), Depth + 1);
+      // A view of another tensor (`order.narrow(0, 1, n)` of sorted
+      // indices) is a mask only if that tensor is, whatever its name.
+      if (const Expr *Viewed = Local ? viewedTensor(Var->getInit()) : nullptr)
+        return isBooleanMask(Viewed, Depth + 1);
+      return Var->getName().contains_insensitive("mask");
     }
   return false;
 }
