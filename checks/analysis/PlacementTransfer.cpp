@@ -201,13 +201,15 @@ void collectPushedInputs(const CallExpr *Run,
 }
 
 /// The operands an argument passes: itself, the elements of a braced list
-/// (`torch::cat({x, y})`), or the tensors a local container was filled with
-/// (`outputs.push_back(decode(y)); torch::cat(outputs, 1)`).
-void argumentOperands(const Expr *Arg,
-                      llvm::SmallVectorImpl<const Expr *> &Out) {
+/// (`torch::cat({x, y})`), or, for a LibTorch operation (\p OfTorchOp), the
+/// tensors a local container was filled with (`outputs.push_back(decode(y));
+/// torch::cat(outputs, 1)`). A user's function or module may do anything
+/// with a container, so it is passed as it is.
+void argumentOperands(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out,
+                      bool OfTorchOp = false) {
   Arg = ignoreTemporaries(Arg);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(ignoreCopiesAndConversions(Arg));
-      Ref && !isTensorType(Ref->getType())) {
+      OfTorchOp && Ref && !isTensorType(Ref->getType())) {
     size_t Before = Out.size();
     collectPushedTensors(dyn_cast<VarDecl>(Ref->getDecl()), Out);
     if (Out.size() > Before)
@@ -599,7 +601,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   bool SawCycle = false, SawUnknown = false;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
     llvm::SmallVector<const Expr *, 4> Operands;
-    argumentOperands(Call->getArg(I), Operands);
+    argumentOperands(Call->getArg(I), Operands, isInTorchNamespace(Callee));
     for (const Expr *Operand : Operands) {
       if (!isTensorLikeType(Operand->getType()))
         continue;
@@ -624,8 +626,10 @@ DeviceInference::deviceSideOfMix(const CallExpr *Call, const Expr *Evaluated,
   llvm::SmallVector<const Expr *, 4> Operands;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Operands.push_back(Member->getImplicitObjectArgument());
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  bool OfTorchOp = Callee && isInTorchNamespace(Callee);
   for (const Expr *Arg : Call->arguments())
-    argumentOperands(Arg, Operands);
+    argumentOperands(Arg, Operands, OfTorchOp);
   bool OnHost = false;
   std::optional<PlacementFact> OnDevice;
   for (const Expr *Operand : Operands) {
