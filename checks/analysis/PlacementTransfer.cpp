@@ -57,7 +57,7 @@ const Expr *optionsArgument(const CallExpr *Call) {
 
 /// True if the options \p Options (an argument, or a local variable
 /// initialised with the builder chain) ask for page-locked memory:
-/// `TensorOptions().pinned_memory(true)` (the argument defaults to true).
+/// `TensorOptions().pinned_memory(true)`.
 bool requestsPinnedMemory(const Expr *Options, int Depth = 0) {
   if (!Options || Depth > 4)
     return false;
@@ -88,9 +88,14 @@ bool requestsPinnedMemory(const Expr *Options, int Depth = 0) {
       continue;
     if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))
       return true;
+    // LibTorch takes a c10::optional<bool>: the value it is built from.
+    const Expr *Argument = ignoreCopiesAndConversions(Call->getArg(0));
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Argument);
+        Construct && Construct->getNumArgs() == 1)
+      Argument = Construct->getArg(0)->IgnoreParenImpCasts();
     bool Value = false;
-    return Call->getArg(0)->EvaluateAsBooleanCondition(
-               Value, Method->getASTContext()) &&
+    return Argument->EvaluateAsBooleanCondition(Value,
+                                                Method->getASTContext()) &&
            Value;
   }
   return false;

@@ -86,7 +86,7 @@ void pinnedByOptions(int64_t N) {
   auto Rows = Staging.narrow(0, 0, N);
   Gpu.copy_(Rows, /*non_blocking=*/true);
   auto Direct = torch::zeros(
-      {64}, torch::TensorOptions().device(torch::kCPU).pinned_memory());
+      {64}, torch::TensorOptions().device(torch::kCPU).pinned_memory(true));
   Gpu.copy_(Direct, true);
   auto Unpinned = torch::zeros(
       {64}, torch::TensorOptions().device(torch::kCPU).pinned_memory(false));

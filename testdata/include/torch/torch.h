@@ -84,7 +84,7 @@ struct TensorOptions {
   }
   TensorOptions dtype(ScalarType S) const;
   TensorOptions requires_grad(bool R = true) const;
-  TensorOptions pinned_memory(bool P = true) const;
+  TensorOptions pinned_memory(c10::optional<bool> P) const; // as LibTorch
 };
 inline TensorOptions device(Device D) { return TensorOptions(D); }
 inline TensorOptions dtype(ScalarType S) { return TensorOptions(S); }
