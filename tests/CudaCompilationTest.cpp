@@ -835,28 +835,18 @@ int run() {
 }
 )cuda";
 
-/// The errors clang reports on \p Source compiled as an nvcc command
-/// would be, after adjustCudaCommand; "" when it parses.
-std::string cudaParseErrors(llvm::StringRef CudaPath, const char *Source) {
-  auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  addCudaCompatHeaders(*Memory);
-  Memory->addFile("/xfer-test/kernel.cu", 0,
-                  llvm::MemoryBuffer::getMemBuffer(Source));
+/// The errors clang reports on \p File, compiled by \p Command after
+/// adjustCudaCommand against the toolkit at \p CudaPath, reading \p Memory
+/// (the compatibility files and the sources) over the real file system; ""
+/// when it parses, else the command and the errors.
+std::string
+parseErrors(llvm::StringRef CudaPath, const Args &Command, llvm::StringRef File,
+            llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> Memory) {
   auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
       llvm::vfs::getRealFileSystem());
   Overlay->pushOverlay(Memory);
-
-  Args Command = {(CudaPath + "/bin/nvcc").str(),
-                  "-std=c++17",
-                  "--generate-code=arch=compute_90,code=[compute_90,sm_90]",
-                  "--expt-relaxed-constexpr",
-                  "-Xcompiler=-Wall",
-                  "-x",
-                  "cu",
-                  "-c",
-                  "/xfer-test/kernel.cu"};
-  llvm::Expected<Args> Adjusted = adjustCudaCommand(
-      Command, "/xfer-test/kernel.cu", {CudaPath.str()}, *Overlay, "/");
+  llvm::Expected<Args> Adjusted =
+      adjustCudaCommand(Command, File, {CudaPath.str()}, *Overlay, "/");
   if (!Adjusted)
     return llvm::toString(Adjusted.takeError());
   Args Invocation = *Adjusted;
@@ -879,6 +869,25 @@ std::string cudaParseErrors(llvm::StringRef CudaPath, const char *Source) {
     AllErrors = "the invocation failed";
   return AllErrors.empty() ? ""
                            : "command: " + join(Invocation) + "\n" + AllErrors;
+}
+
+/// The errors clang reports on \p Source compiled as an nvcc command
+/// would be, after adjustCudaCommand; "" when it parses.
+std::string cudaParseErrors(llvm::StringRef CudaPath, const char *Source) {
+  auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  addCudaCompatHeaders(*Memory);
+  Memory->addFile("/xfer-test/kernel.cu", 0,
+                  llvm::MemoryBuffer::getMemBuffer(Source));
+  Args Command = {(CudaPath + "/bin/nvcc").str(),
+                  "-std=c++17",
+                  "--generate-code=arch=compute_90,code=[compute_90,sm_90]",
+                  "--expt-relaxed-constexpr",
+                  "-Xcompiler=-Wall",
+                  "-x",
+                  "cu",
+                  "-c",
+                  "/xfer-test/kernel.cu"};
+  return parseErrors(CudaPath, Command, "/xfer-test/kernel.cu", Memory);
 }
 
 bool haveCudaToolkit(llvm::StringRef CudaPath) {
@@ -914,8 +923,8 @@ int run() {
 }
 
 /// The errors clang reports on \p Source, a host C++ file compiled with
-/// g++ and \p Flags, after adjustCudaCommand, with the compatibility files
-/// of the toolkit at \p CudaPath and \p Extra files overlaid.
+/// g++ and \p Flags, with the compatibility files of the toolkit at
+/// \p CudaPath and \p Extra files overlaid; "" when it parses.
 std::string hostParseErrors(
     llvm::StringRef CudaPath, const char *Source, Args Flags,
     llvm::ArrayRef<std::pair<const char *, const char *>> Extra = {}) {
@@ -925,33 +934,10 @@ std::string hostParseErrors(
     Memory->addFile(Path, 0, llvm::MemoryBuffer::getMemBuffer(Text));
   Memory->addFile("/xfer-test/host.cpp", 0,
                   llvm::MemoryBuffer::getMemBuffer(Source));
-  auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::vfs::getRealFileSystem());
-  Overlay->pushOverlay(Memory);
   Args Command = {"g++", "-std=c++17"};
   Command.insert(Command.end(), Flags.begin(), Flags.end());
   Command.insert(Command.end(), {"-c", "/xfer-test/host.cpp"});
-  llvm::Expected<Args> Adjusted = adjustCudaCommand(
-      Command, "/xfer-test/host.cpp", {CudaPath.str()}, *Overlay, "/");
-  if (!Adjusted)
-    return llvm::toString(Adjusted.takeError());
-  Args Invocation = *Adjusted;
-  Invocation.insert(Invocation.begin() + 1,
-                    {"-fsyntax-only",
-                     std::string("-resource-dir=") + XFER_CLANG_RESOURCE_DIR});
-  auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
-      clang::FileSystemOptions(), Overlay);
-  ErrorCollector Collector;
-  clang::tooling::ToolInvocation Tool(
-      Invocation, std::make_unique<clang::SyntaxOnlyAction>(), Files.get());
-  Tool.setDiagnosticConsumer(&Collector);
-  bool Succeeded = Tool.run();
-  std::string AllErrors;
-  for (const std::string &Error : Collector.Errors)
-    AllErrors += Error + "\n";
-  if (!Succeeded && AllErrors.empty())
-    AllErrors = "the invocation failed";
-  return AllErrors;
+  return parseErrors(CudaPath, Command, "/xfer-test/host.cpp", Memory);
 }
 
 // nvcc accepts __restrict__ written before the pointee type, where it
