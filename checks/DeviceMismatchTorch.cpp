@@ -59,6 +59,24 @@ void collectTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
   } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     for (const Expr *Inner : Construct->arguments())
       collectTensors(Inner, Out);
+  } else if (const auto *Make = dyn_cast<CallExpr>(E);
+             Make && Make->getDirectCallee() &&
+             Make->getDirectCallee()->isInStdNamespace() &&
+             Make->getDirectCallee()->getIdentifier() &&
+             llvm::is_contained({"make_tuple", "make_pair", "forward_as_tuple"},
+                                Make->getDirectCallee()->getName())) {
+    // An LSTM's `std::make_tuple(h0, c0)` state.
+    for (const Expr *Inner : Make->arguments())
+      collectTensors(Inner, Out);
+  } else if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    // A local tuple or pair of tensors: what it was initialised with.
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    const CXXRecordDecl *Type =
+        Var ? Var->getType()->getAsCXXRecordDecl() : nullptr;
+    if (Type && Type->isInStdNamespace() && Type->getIdentifier() &&
+        llvm::is_contained({"tuple", "pair"}, Type->getName()) &&
+        Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) && Var->getInit())
+      collectTensors(Var->getInit(), Out);
   }
 }
 
@@ -267,8 +285,16 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
   bool ModuleOnHost = isHostPlacement(ModuleFact.Where);
   bool ModuleOnDevice =
       !ModuleOnHost && countsAsCuda(ModuleFact, Call, Ctx, ForcedAt);
-  if (!ModuleOnHost && !ModuleOnDevice)
+  if (!ModuleOnHost && !ModuleOnDevice) {
+    // Wherever the module is, its inputs must agree with each other (an
+    // LSTM given a CUDA input and a host initial state throws).
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    for (unsigned I = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+         I < Call->getNumArgs(); ++I)
+      collectTensors(Call->getArg(I), Inputs);
+    reportMixedOperands(Call, operandName(ModuleName, Ctx), Inputs, Ctx);
     return;
+  }
 
   llvm::SmallVector<const Expr *, 4> Inputs;
   unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;

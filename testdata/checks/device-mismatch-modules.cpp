@@ -269,3 +269,27 @@ void loadedModule(const std::string &Path) {
   (void)Fresh(X);
   // XFER-WARNING: :[[@LINE-1]]:9: warning: calling 'Fresh' mixes a cpu module and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// Wherever a module is, its inputs must agree with each other: a recurrent
+// cell's initial state made on the host next to an input on the device
+// throws. Inputs that agree, or a module known to be on the device whose
+// inputs agree with it, are fine.
+struct CellImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &X,
+                        std::tuple<torch::Tensor, torch::Tensor> State);
+};
+struct RecurrentImpl : torch::nn::Module {
+  std::shared_ptr<CellImpl> Cell = std::make_shared<CellImpl>();
+  torch::Tensor step(const torch::Tensor &Input) {
+    auto H = torch::zeros({1, 8});
+    auto C = torch::zeros({1, 8});
+    std::tuple<torch::Tensor, torch::Tensor> State = std::make_tuple(H, C);
+    auto OnDevice = Input.to(torch::kCUDA);
+    auto Out = Cell->forward(OnDevice, State);
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'Cell' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+    (void)Cell->forward(OnDevice, std::make_tuple(H.to(torch::kCUDA),
+                                                  C.to(torch::kCUDA)));
+    (void)Cell->forward(Input.cpu(), State);
+    return Out;
+  }
+};
