@@ -61,18 +61,7 @@ const Expr *optionsArgument(const CallExpr *Call) {
 bool requestsPinnedMemory(const Expr *Options, int Depth = 0) {
   if (!Options || Depth > 4)
     return false;
-  const Expr *E = Options->IgnoreParenImpCasts();
-  while (true) {
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-        Construct && Construct->getNumArgs() == 1)
-      E = Construct->getArg(0)->IgnoreParenImpCasts();
-    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temporary->getSubExpr()->IgnoreParenImpCasts();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr()->IgnoreParenImpCasts();
-    else
-      break;
-  }
+  const Expr *E = ignoreCopiesAndConversions(Options)->IgnoreParenImpCasts();
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) &&
@@ -90,9 +79,6 @@ bool requestsPinnedMemory(const Expr *Options, int Depth = 0) {
       return true;
     // LibTorch takes a c10::optional<bool>: the value it is built from.
     const Expr *Argument = ignoreCopiesAndConversions(Call->getArg(0));
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Argument);
-        Construct && Construct->getNumArgs() == 1)
-      Argument = Construct->getArg(0)->IgnoreParenImpCasts();
     bool Value = false;
     return Argument->EvaluateAsBooleanCondition(Value,
                                                 Method->getASTContext()) &&
@@ -169,13 +155,17 @@ void collectTensorOperands(const Stmt *S,
     collectTensorOperands(Child, Out);
 }
 
-/// The tensors a local container \p Vector holds: its initializer and what
-/// its function push_back()s or emplace_back()s into it.
-void collectPushedTensors(const VarDecl *Vector,
-                          llvm::SmallVectorImpl<const Expr *> &Out) {
-  const auto *Function =
-      Vector ? dyn_cast<FunctionDecl>(Vector->getDeclContext()) : nullptr;
-  if (!Function || !Vector->hasLocalStorage() || isa<ParmVarDecl>(Vector) ||
+/// The tensors a script module's input vector was filled with, when its
+/// argument is a local `std::vector<IValue>`: its initializer and what the
+/// enclosing function push_back()s or emplace_back()s into it (the
+/// tutorial's `inputs.push_back(x.to(device)); module.forward(inputs)`).
+void collectPushedInputs(const CallExpr *Run, ASTContext &Ctx,
+                         llvm::SmallVectorImpl<const Expr *> &Out) {
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
+  const auto *Vector = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const FunctionDecl *Function = enclosingFunction(Run, Ctx);
+  if (!Vector || !Vector->hasLocalStorage() || !Function ||
       !Function->hasBody())
     return;
   collectTensorOperands(Vector->getInit(), Out);
@@ -195,30 +185,17 @@ void collectPushedTensors(const VarDecl *Vector,
   });
 }
 
-/// The tensors a script module's input vector was filled with, when its
-/// argument is a local `std::vector<IValue>` (the tutorial's
-/// `inputs.push_back(x.to(device)); module.forward(inputs)`).
-void collectPushedInputs(const CallExpr *Run,
-                         llvm::SmallVectorImpl<const Expr *> &Out) {
-  const auto *Ref =
-      dyn_cast_or_null<DeclRefExpr>(ignoreCopiesAndConversions(Run->getArg(0)));
-  collectPushedTensors(Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr, Out);
-}
-
 /// The operands an argument passes: itself, the elements of a braced list
-/// (`torch::cat({x, y})`), or, for a LibTorch operation (\p OfTorchOp), the
-/// tensors a local container was filled with (`outputs.push_back(decode(y));
-/// torch::cat(outputs, 1)`). A user's function or module may do anything
-/// with a container, so it is passed as it is.
-void argumentOperands(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out,
-                      bool OfTorchOp = false) {
+/// (`torch::cat({x, y})`), or the container a TensorList is made from
+/// (`torch::cat(outputs, 1)`: where the tensors put into it are).
+void argumentOperands(const Expr *Arg,
+                      llvm::SmallVectorImpl<const Expr *> &Out) {
   Arg = ignoreTemporaries(Arg);
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(ignoreCopiesAndConversions(Arg));
-      OfTorchOp && Ref && !isTensorType(Ref->getType())) {
-    size_t Before = Out.size();
-    collectPushedTensors(dyn_cast<VarDecl>(Ref->getDecl()), Out);
-    if (Out.size() > Before)
-      return;
+  if (const auto *Container =
+          dyn_cast<DeclRefExpr>(ignoreCopiesAndConversions(Arg));
+      Container && isTensorLikeType(Container->getType())) {
+    Out.push_back(Container);
+    return;
   }
   if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Arg))
     Arg = ignoreTemporaries(List->getSubExpr());
@@ -506,7 +483,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       return PlacementFact{};
     llvm::SmallVector<const Expr *, 4> Inputs;
     collectTensorOperands(Run->getArg(0), Inputs);
-    collectPushedInputs(Run, Inputs);
+    collectPushedInputs(Run, Ctx, Inputs);
     for (const Expr *Input : Inputs) {
       std::optional<PlacementFact> Where = evaluateTensor(Input);
       if (Where && Where->Where != Placement::Unknown)
@@ -606,7 +583,7 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   bool SawCycle = false, SawUnknown = false;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
     llvm::SmallVector<const Expr *, 4> Operands;
-    argumentOperands(Call->getArg(I), Operands, isInTorchNamespace(Callee));
+    argumentOperands(Call->getArg(I), Operands);
     for (const Expr *Operand : Operands) {
       if (!isTensorLikeType(Operand->getType()))
         continue;
@@ -631,10 +608,8 @@ DeviceInference::deviceSideOfMix(const CallExpr *Call, const Expr *Evaluated,
   llvm::SmallVector<const Expr *, 4> Operands;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Operands.push_back(Member->getImplicitObjectArgument());
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  bool OfTorchOp = Callee && isInTorchNamespace(Callee);
   for (const Expr *Arg : Call->arguments())
-    argumentOperands(Arg, Operands, OfTorchOp);
+    argumentOperands(Arg, Operands);
   bool OnHost = false;
   std::optional<PlacementFact> OnDevice;
   for (const Expr *Operand : Operands) {
