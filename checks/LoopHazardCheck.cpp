@@ -353,8 +353,11 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // writes or returns must come back on every iteration.
   const Stmt *IterationBody = loopBody(Frequency.Loops.front().Loop);
   const bool ConsumesOutput =
-      !Path && !FeedsUpload && !RoundTrip &&
-      (H->Kind == HazardKind::DeviceToHostCopy
+      !FeedsUpload && !RoundTrip &&
+      (Path ? H->Kind == HazardKind::DeviceToHostCopy &&
+                  copiesOutputOfNewInput(Path->Steps.back(),
+                                         Frequency.Loops.front().Loop, Ctx)
+       : H->Kind == HazardKind::DeviceToHostCopy
            ? consumesCopiedOutput(Call, IterationBody, Ctx)
            : writesReadBackToFile(Call, IterationBody, Ctx));
   if (ConsumesOutput && !ReportOutputReadBacks)
@@ -494,9 +497,22 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
 bool LoopHazardCheck::consumedInItsFunction(const CallExpr *Copy,
                                             ASTContext &Ctx) {
   const FunctionDecl *Function = enclosingFunction(Copy, Ctx);
-  return Function && !(Facts && Facts->drivenByTraining(Function)) &&
-         (consumesCopiedOutput(Copy, Function->getBody(), Ctx) ||
-          fillsResultParameter(Copy, Function, Analyses->devices()));
+  if (!Function || (Facts && Facts->drivenByTraining(Function)))
+    return false;
+  // Called on every iteration of a loop in another file that reads new
+  // input (a video frame, an image file): the buffer it copies back is
+  // that input's result on its way out.
+  if (Facts && Facts->drivenByNewInput(Function) && !copiesFewBytes(Copy, Ctx))
+    return true;
+  return consumesCopiedOutput(Copy, Function->getBody(), Ctx) ||
+         fillsResultParameter(Copy, Function, Analyses->devices());
+}
+
+bool LoopHazardCheck::copiesOutputOfNewInput(const CallExpr *Copy,
+                                             const Stmt *Loop,
+                                             ASTContext &Ctx) {
+  return !copiesFewBytes(Copy, Ctx) && readsNewInput(loopBody(Loop), Ctx) &&
+         !trainsInLoop(Loop, Ctx.getSourceManager());
 }
 
 void LoopHazardCheck::citeCost(SourceLocation Where, const Hazard &H,

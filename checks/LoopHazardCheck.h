@@ -96,6 +96,12 @@ private:
   /// copies it (returns it, builds its result from it, fills the caller's
   /// result parameter): the product of a step, which must come back.
   bool consumedInItsFunction(const CallExpr *Copy, ASTContext &Ctx);
+  /// True if the device-to-host copy \p Copy, reached through calls from
+  /// \p Loop, brings back a buffer of an iteration that reads new input
+  /// from outside the program and takes no training step: the frame's
+  /// result on its way out.
+  bool copiesOutputOfNewInput(const CallExpr *Copy, const Stmt *Loop,
+                              ASTContext &Ctx);
   /// How often \p S runs, for the warning ("on every iteration of the loop
   /// at line 12", "on every call of 'forward()'"), when it runs on the hot
   /// path; null when it does not.

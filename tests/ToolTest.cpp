@@ -289,6 +289,67 @@ void train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
   EXPECT_EQ(0, Alone.Status) << Alone.Out << Alone.Err;
 }
 
+// A detector in another file called on every frame a capture delivers
+// copies back that frame's result on its way out: necessary, silent. Called
+// on frames the program already holds, the same copies are findings.
+TEST_F(ToolTest, OutputOfAFrameLoopInAnotherFileIsNecessary) {
+  std::string Detect = write("detect.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+std::vector<float> detect(torch::nn::Linear &Net, const torch::Tensor &Frame) {
+  torch::Tensor Scores = Net(Frame.to(torch::kCUDA));
+  torch::Tensor Keep = Scores > 0.5;
+  Scores = Scores.cpu();
+  Keep = Keep.cpu();
+  Scores = Scores.masked_select(Keep);
+  std::vector<float> Kept;
+  for (int64_t I = 0; I < Scores.size(0); ++I)
+    Kept.push_back(Scores[I].item<float>());
+  return Kept;
+}
+)cpp");
+  std::string Capture = write("capture.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+struct VideoCapture {
+  bool read(torch::Tensor &Frame);
+};
+std::vector<float> detect(torch::nn::Linear &Net, const torch::Tensor &Frame);
+void show(const std::vector<float> &Scores);
+void run(VideoCapture &Cap, torch::nn::Linear &Net) {
+  torch::Tensor Frame;
+  while (Cap.read(Frame))
+    show(detect(Net, Frame));
+}
+)cpp");
+  std::string Replay = write("replay.cpp", R"cpp(#include <torch/torch.h>
+#include <vector>
+std::vector<float> detect(torch::nn::Linear &Net, const torch::Tensor &Frame);
+void show(const std::vector<float> &Scores);
+void replay(torch::nn::Linear &Net, const std::vector<torch::Tensor> &Frames) {
+  for (int I = 0; I < 1000; ++I)
+    show(detect(Net, Frames[I % 4]));
+}
+)cpp");
+  const std::string Index = Dir.str().str() + "/index.json";
+  RunOutcome Live = run(Tool, {"--index=" + Index, Detect, Capture, "--",
+                               "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(0, Live.Status) << Live.Out << Live.Err;
+  EXPECT_EQ(std::string::npos, Live.Out.find("warning:")) << Live.Out;
+
+  const std::string ReplayIndex = Dir.str().str() + "/replay-index.json";
+  RunOutcome Stored = run(Tool, {"--index=" + ReplayIndex, Detect, Replay, "--",
+                                 "-std=c++17", "-isystem", StubInclude});
+  EXPECT_EQ(1, Stored.Status) << Stored.Err;
+  EXPECT_NE(std::string::npos,
+            Stored.Out.find("detect.cpp:6:19: warning: 'cpu()' copies device "
+                            "memory to the host on every call of 'detect()', "
+                            "which runs on every iteration of the loop at "
+                            "replay.cpp:6: the copy waits"))
+      << Stored.Out;
+  EXPECT_NE(std::string::npos,
+            Stored.Out.find("detect.cpp:7:15: warning: 'cpu()' copies"))
+      << Stored.Out;
+}
+
 // A helper in another file called beside a call that runs a whole
 // optimisation (its own step loop) runs once per round of the outer loop,
 // not on every step: the result written out after each scale is silent.

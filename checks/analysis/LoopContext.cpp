@@ -2563,7 +2563,7 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
 
 } // namespace
 
-bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
+bool readsNewInput(const Stmt *Scope, ASTContext &Ctx) {
   auto IsSourceClass = [](QualType Type) {
     const CXXRecordDecl *Class =
         Type.getNonReferenceType()->getAsCXXRecordDecl();
@@ -2587,17 +2587,22 @@ bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
       return (Name.starts_with("read") ||
               llvm::is_contained({"grab", "retrieve"}, Name)) &&
              IsSourceClass(Member->getImplicitObjectArgument()->getType());
-    return llvm::is_contained({"fread", "getline", "fgets", "recv"}, Name);
+    return llvm::is_contained({"fread", "getline", "fgets", "recv", "imread"},
+                              Name);
   };
   // In the body, or in the condition of the loop whose body it is
   // (`while (cap.read(frame))`).
   const Stmt *Loop = parentStmt(Scope, Ctx);
   const Expr *Condition =
       Loop && isLoopStmt(Loop) ? loopCondition(Loop) : nullptr;
-  const bool Reads = containsMatch<CallExpr>(Scope, IsRead) ||
-                     (Condition && containsMatch<CallExpr>(Condition, IsRead));
+  return containsMatch<CallExpr>(Scope, IsRead) ||
+         (Condition && containsMatch<CallExpr>(Condition, IsRead));
+}
+
+bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
   constexpr int64_t HostToDevice = 1; // cudaMemcpyHostToDevice
-  return Reads && containsMatch<CallExpr>(Scope, [&](const CallExpr &Call) {
+  return readsNewInput(Scope, Ctx) &&
+         containsMatch<CallExpr>(Scope, [&](const CallExpr &Call) {
            std::optional<CudaApi> Api = identifyCudaCall(&Call);
            if (!Api || !isCopy(*Api))
              return false;
@@ -2610,6 +2615,16 @@ bool streamsNewInput(const Stmt *Scope, ASTContext &Ctx) {
          });
 }
 
+bool copiesFewBytes(const CallExpr *Copy, ASTContext &Ctx) {
+  std::optional<CudaApi> Api = identifyCudaCall(Copy);
+  if (!Api || !(*Api == CudaApi::Memcpy || isAsyncCopy(*Api)) ||
+      Copy->getNumArgs() < 3)
+    return false;
+  std::optional<int64_t> Bytes = evaluateInt(Copy->getArg(2), Ctx);
+  constexpr int64_t ScalarBytes = 16;
+  return Bytes && *Bytes <= ScalarBytes;
+}
+
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -2618,14 +2633,8 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
     return false;
   // A copy of a few bytes brings a scalar back (a count, an energy for a
   // running sum): a value read, not the product of the iteration.
-  if (std::optional<CudaApi> Api = identifyCudaCall(Copy);
-      Api && (*Api == CudaApi::Memcpy || isAsyncCopy(*Api)) &&
-      Copy->getNumArgs() >= 3) {
-    std::optional<int64_t> Bytes = evaluateInt(Copy->getArg(2), Ctx);
-    constexpr int64_t ScalarBytes = 16;
-    if (Bytes && *Bytes <= ScalarBytes)
-      return false;
-  }
+  if (copiesFewBytes(Copy, Ctx))
+    return false;
   // The result of a frame or block of new input: what the loop is for.
   if (identifyCudaCall(Copy) && streamsNewInput(Scope, Ctx))
     return true;

@@ -200,6 +200,10 @@ bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
 bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
                           ASTContext &Ctx);
 
+/// True if the CUDA copy \p Copy moves at most a few bytes, a constant
+/// size (`sizeof(int)`): a scalar, not a buffer.
+bool copiesFewBytes(const CallExpr *Copy, ASTContext &Ctx);
+
 /// True if the host memory a device-to-host copy \p Copy fills is the
 /// product the host consumes after it within \p Scope (a loop body, or the
 /// body of a function that runs once per step): returned, handed to a
@@ -292,6 +296,12 @@ const Stmt *findStepLoopInside(const FunctionDecl *Function, ASTContext &Ctx);
 /// `step()`) or calls a function of the program named for one
 /// (`nn.train(input, target)`, `trainStep()`).
 bool trainsInLoop(const Stmt *Loop, const SourceManager &SM);
+
+/// True if \p Scope (a loop body, or its loop's condition) reads the next
+/// piece of input from outside the program: `cap >> frame` or
+/// `cap.read(frame)` on a video capture or stream, `fread`, `std::getline`,
+/// `cv::imread`.
+bool readsNewInput(const Stmt *Scope, ASTContext &Ctx);
 
 /// True if \p Scope reads the next piece of input from outside the program
 /// and uploads it: `cap >> frame` or `cap.read(frame)` on a video capture or

@@ -207,6 +207,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
         // metrics, not an application's output.
         if (trainsInLoop(Frequency.Loops.front().Loop, SM))
           Facts.TrainingLoops.insert(Where);
+        // A loop that reads new input from outside the program on each
+        // iteration (a video frame, an image file) is an application's
+        // loop: what its calls copy back is the product it hands on.
+        else if (readsNewInput(loopBody(Frequency.Loops.front().Loop), Ctx))
+          Facts.InputLoops.insert(Where);
         // A helper that only waits, called beside a blocking copy, waits
         // for nothing the copy does not: not a step's cost.
         const auto *StepCall = dyn_cast<CallExpr>(Site);
@@ -326,6 +331,11 @@ bool ProjectFacts::drivenByTraining(const FunctionDecl *Function) const {
   return Origin && TrainingLoops.contains(Origin->Loop);
 }
 
+bool ProjectFacts::drivenByNewInput(const FunctionDecl *Function) const {
+  const StepOrigin *Origin = stepOrigin(Function);
+  return Origin && InputLoops.contains(Origin->Loop);
+}
+
 const StepOrigin *ProjectFacts::stepOrigin(const FunctionDecl *Function) const {
   auto It = Steps.find(functionKey(Function));
   return It == Steps.end() ? nullptr : &It->second;
@@ -349,6 +359,10 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const llvm::json::Value &Loop : *Training)
       if (std::optional<llvm::StringRef> Where = Loop.getAsString())
         TrainingLoops.insert(*Where);
+  if (const llvm::json::Array *Input = Object->getArray("inputLoops"))
+    for (const llvm::json::Value &Loop : *Input)
+      if (std::optional<llvm::StringRef> Where = Loop.getAsString())
+        InputLoops.insert(*Where);
   auto ReadKeys = [](const llvm::json::Object &From) {
     llvm::SmallVector<std::string, 2> Keys;
     if (const llvm::json::Array *Array = From.getArray("unseenCallees"))
@@ -445,6 +459,9 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Training;
   for (const auto &Entry : TrainingLoops)
     Training.push_back(Entry.first().str());
+  llvm::json::Array Input;
+  for (const auto &Entry : InputLoops)
+    Input.push_back(Entry.first().str());
   llvm::json::Array Evaluation;
   for (const auto &Entry : EvaluationCalls)
     Evaluation.push_back(Entry.first().str());
@@ -466,6 +483,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"stepCalls", std::move(Roots)},
                             {"stepCallsIfWork", std::move(Conditional)},
                             {"trainingLoops", std::move(Training)},
+                            {"inputLoops", std::move(Input)},
                             {"evaluationCalls", std::move(Evaluation)},
                             {"functions", std::move(Defined)},
                             {"calls", std::move(Edges)}};

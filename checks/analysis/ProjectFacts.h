@@ -101,6 +101,10 @@ public:
   bool calledOnlyInEvaluation(const FunctionDecl *Function) const;
   /// True if the loop stepOrigin() names takes a training step.
   bool drivenByTraining(const FunctionDecl *Function) const;
+  /// True if the loop stepOrigin() names reads new input from outside the
+  /// program on each iteration (readsNewInput()) and takes no training
+  /// step.
+  bool drivenByNewInput(const FunctionDecl *Function) const;
 
   /// Whether running \p Function queues device work (a kernel launch,
   /// LibTorch operation or CUDA library routine), directly or through what
@@ -142,6 +146,8 @@ private:
   llvm::StringMap<StepOrigin> Steps;
   /// The step loops ("file:line") that take a training step.
   llvm::StringSet<> TrainingLoops;
+  /// The step loops that read new input on each iteration.
+  llvm::StringSet<> InputLoops;
   /// The functions some evaluation pass calls.
   llvm::StringSet<> EvaluationCalls;
   bool UsesCuda = false;

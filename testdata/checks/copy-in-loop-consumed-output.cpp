@@ -277,3 +277,43 @@ void iterate(Solver &S, int Steps) {
   // XFER-NOTE: :274:3: note: loop starts here
   // XFER-NOTE: :270:3: note: 'cudaMemcpy' copies device memory to the host here
 }
+
+// Through a call: a detector called on every frame a capture delivers
+// copies back that frame's result; called on frames the program already
+// holds, the same copy is a finding. A scalar it reads back is a value read,
+// not the frame's product.
+void detectFrame(const media::Image &Frame, unsigned char *DeviceFrame,
+                 unsigned char *DeviceMask, unsigned char *Mask, int *Count,
+                 int *DeviceCount, int Pixels) {
+  cudaMemcpy(DeviceFrame, Frame.data, Pixels, cudaMemcpyHostToDevice);
+  launchStep(reinterpret_cast<float *>(DeviceMask), Pixels / 4);
+  cudaMemcpy(Mask, DeviceMask, Pixels, cudaMemcpyDeviceToHost);
+}
+int countObjects(const media::Image &Frame, unsigned char *DeviceFrame,
+                 int *DeviceCount, int Pixels) {
+  cudaMemcpy(DeviceFrame, Frame.data, Pixels, cudaMemcpyHostToDevice);
+  launchStep(reinterpret_cast<float *>(DeviceCount), Pixels / 4);
+  int Count = 0;
+  cudaMemcpy(&Count, DeviceCount, sizeof(int), cudaMemcpyDeviceToHost);
+  return Count;
+}
+void trackObjects(media::VideoCapture &Capture, media::Image &Frame,
+                  media::Image *Stored, unsigned char *DeviceFrame,
+                  unsigned char *DeviceMask, unsigned char *Mask,
+                  int *DeviceCount, int Pixels) {
+  while (Capture.read(Frame))
+    detectFrame(Frame, DeviceFrame, DeviceMask, Mask, nullptr, DeviceCount,
+                Pixels);
+  for (int F = 0; F < 1000; ++F)
+    detectFrame(Stored[F % 8], DeviceFrame, DeviceMask, Mask, nullptr,
+                DeviceCount, Pixels);
+  // XFER-WARNING: :[[@LINE-2]]:5: warning: 'detectFrame()' copies device memory to the host on each of 1000 iterations of the loop at line 307: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+  // XFER-NOTE: :307:3: note: loop starts here
+  // XFER-NOTE: :290:3: note: 'cudaMemcpy' copies device memory to the host here
+  int Total = 0;
+  while (Capture.read(Frame))
+    Total += countObjects(Frame, DeviceFrame, DeviceCount, Pixels);
+  // XFER-WARNING: :[[@LINE-1]]:14: warning: 'countObjects()' copies device memory to the host on every iteration of the loop at line 314: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+  // XFER-NOTE: :314:3: note: loop starts here
+  // XFER-NOTE: :297:3: note: 'cudaMemcpy' copies device memory to the host here
+}
