@@ -652,16 +652,16 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
   if (!Var->isLocalVarDeclOrParm()) {
     // Namespace-scope constants such as c10::kCUDA, and globals of user
     // code that nothing here assigns: their initializer.
+    // A global of scalar type (`torch::DeviceType device_type;`) has no
+    // initializer expression: what the program stores decides.
     const Expr *Init = Var->getInit();
-    if (!Init)
-      return PlacementFact{};
-    if (Var->getType().isConstQualified() || Var->isConstexpr())
+    if (Init && (Var->getType().isConstQualified() || Var->isConstexpr()))
       return evaluate(Init, Kind);
     if (Ctx.getSourceManager().isInSystemHeader(Var->getLocation()))
       return PlacementFact{};
     const VarDecl *Canonical = Var->getCanonicalDecl();
     if (!userCode().AssignedGlobals.contains(Canonical))
-      return evaluate(Init, Kind);
+      return Init ? evaluate(Init, Kind) : PlacementFact{};
     // Tensor options or a device kept in a global or a static member and
     // set by an initialisation function (`options = options.device(kCUDA)`):
     // the join of what is stored, and of the initializer unless it names
@@ -671,8 +671,9 @@ DeviceInference::resolveVariable(const VarDecl *Var, const Expr *Use,
       return PlacementFact{};
     llvm::SmallVector<const Expr *, 4> Sources(Writes->second.begin(),
                                                Writes->second.end());
-    const auto *Construct = dyn_cast<CXXConstructExpr>(ignoreTemporaries(Init));
-    if (!Construct || Construct->getNumArgs() != 0)
+    const auto *Construct =
+        Init ? dyn_cast<CXXConstructExpr>(ignoreTemporaries(Init)) : nullptr;
+    if (Init && (!Construct || Construct->getNumArgs() != 0))
       Sources.push_back(Init);
     return joinKnown(Sources, Kind, "assigned on several paths");
   }

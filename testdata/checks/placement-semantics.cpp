@@ -266,3 +266,21 @@ void suppressScales(const std::vector<torch::Tensor> &Small,
     // XFER-NOTE: :251:26: note: 'masked_select()' synchronizes with the GPU here
   }
 }
+
+// A global device type declared without an initializer and set where the
+// program starts: the device is what the program stores (CUDA when there is
+// one). One the program never sets is not known.
+torch::DeviceType TrainingDevice;
+torch::DeviceType UnsetDevice;
+void chooseDevice() {
+  TrainingDevice = torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+}
+void trainOnChosenDevice(torch::data::DataLoader<> &Loader) {
+  float Total = 0;
+  for (auto &Batch : Loader) {
+    Total += Batch.data.to(TrainingDevice).mean().item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:51: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 280: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :280:3: note: loop starts here
+    Total += Batch.data.to(UnsetDevice).mean().item<float>();
+  }
+}
