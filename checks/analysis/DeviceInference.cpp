@@ -956,11 +956,50 @@ static bool everyConstructorStores(const FieldDecl *Field) {
   return Any;
 }
 
+namespace {
+
+/// True if \p Type names a device or tensor options (`torch::Device`,
+/// `std::shared_ptr<torch::Device>`, `torch::DeviceType`).
+bool mentionsDevice(QualType Type) {
+  std::string Spelled = Type.getCanonicalType().getAsString();
+  return llvm::StringRef(Spelled).contains("c10::Device") ||
+         llvm::StringRef(Spelled).contains("c10::TensorOptions");
+}
+
+/// True if \p Record is a LibTorch dataset of the program (it derives from
+/// torch::data::datasets::Dataset or BatchDataset) that a constructor is
+/// given a device for, or that keeps one: a dataset that moves its tensors.
+bool datasetTakesDevice(const CXXRecordDecl *Record) {
+  if (!Record->isThisDeclarationADefinition() || Record->isDependentContext())
+    return false;
+  auto IsTorchDataset = [](const CXXRecordDecl *Base) {
+    return Base->getIdentifier() &&
+           llvm::is_contained({"Dataset", "BatchDataset", "StatefulDataset"},
+                              Base->getName()) &&
+           outermostNamespace(Base) == "torch";
+  };
+  if (Record->forallBases(
+          [&](const CXXRecordDecl *Base) { return !IsTorchDataset(Base); }))
+    return false;
+  return llvm::any_of(Record->fields(),
+                      [](const FieldDecl *Field) {
+                        return mentionsDevice(Field->getType());
+                      }) ||
+         llvm::any_of(Record->ctors(), [](const CXXConstructorDecl *Ctor) {
+           return llvm::any_of(Ctor->parameters(), [](const ParmVarDecl *P) {
+             return mentionsDevice(P->getType());
+           });
+         });
+}
+
+} // namespace
+
 const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
   if (UserCode)
     return *UserCode;
   UserCode.emplace();
   UserCodeIndex &Out = *UserCode;
+  Out.DatasetTakesDevice = false;
   auto NoteWrite = [&](const Expr *Target) {
     if (const VarDecl *Var = assignedVariable(Target);
         Var && !Var->isLocalVarDeclOrParm())
@@ -1037,6 +1076,8 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
     return WalkStep::Continue;
   };
   auto OnDecl = [&](const Decl &D) {
+    if (const auto *Record = dyn_cast<CXXRecordDecl>(&D))
+      Out.DatasetTakesDevice |= datasetTakesDevice(Record);
     if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&D))
       for (const CXXCtorInitializer *Init : Constructor->inits())
         if (Init->isWritten() && Init->getMember())

@@ -241,6 +241,10 @@ private:
     };
     llvm::DenseMap<const FieldDecl *, llvm::SmallVector<ModuleFieldMove, 2>>
         ModuleFieldMoves;
+    /// The program defines a LibTorch dataset that is given or keeps a
+    /// device: its examples may be on the device before a loader batches
+    /// them.
+    bool DatasetTakesDevice;
   };
   const UserCodeIndex &userCode();
 

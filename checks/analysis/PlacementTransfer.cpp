@@ -363,6 +363,10 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       // An Example the program builds itself holds what it was given.
       if (const Expr *Given = exampleArgument(Member))
         return evaluateTensor(Given);
+      // Unless the program's dataset is given a device: its examples may
+      // be there already (moved when the dataset was built).
+      if (userCode().DatasetTakesDevice)
+        return PlacementFact{};
       return makeFact(Placement::Cpu, Member,
                       "a batch from a LibTorch data loader, on the host");
     }

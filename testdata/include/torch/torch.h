@@ -408,6 +408,14 @@ public:
   Batch *begin();
   Batch *end();
 };
+namespace datasets {
+// torch/data/datasets/base.h: a dataset the program defines.
+template <typename Self, typename SingleExample = Example<>> class Dataset {
+public:
+  virtual ~Dataset() = default;
+  virtual SingleExample get(size_t Index) = 0;
+};
+} // namespace datasets
 } // namespace data
 namespace linalg {
 // As in torch/linalg.h: wrappers of the at:: functions.
