@@ -284,9 +284,10 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (lacksCudaEvidence(*H))
     return;
-  // A sync right before or after a clock reading makes a measurement right.
+  // A sync right before or after a clock reading makes a measurement right;
+  // a value read there for its own sake (written to a log) is a read.
   if (!ReportSetupAndTimingLoops && H->Kind == HazardKind::HostSync &&
-      isTimingStatement(Call, Ctx))
+      (Path || !readsValueForUse(Call, Ctx)) && isTimingStatement(Call, Ctx))
     return;
   if (!runsOnHotIterations(Call, Frequency, Ctx))
     return;
@@ -492,6 +493,21 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (ConsumesOutput)
     noteConsumedOutput(Call);
   citeCost(Call->getExprLoc(), H, Frequency, Ctx);
+}
+
+bool LoopHazardCheck::readsValueForUse(const CallExpr *Call, ASTContext &Ctx) {
+  if (isBareWait(Call))
+    return false;
+  const Stmt *Consumer = parentStmt(Call, Ctx);
+  while (
+      isa_and_nonnull<ImplicitCastExpr, ParenExpr, ExprWithCleanups,
+                      MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Consumer))
+    Consumer = parentStmt(Consumer, Ctx);
+  // `out.item<float>();` or `(void)out.item<float>();`: only the wait.
+  if (const auto *Cast = dyn_cast_or_null<CStyleCastExpr>(Consumer);
+      Cast && Cast->getType()->isVoidType())
+    return false;
+  return Consumer && !isa<CompoundStmt>(Consumer);
 }
 
 bool LoopHazardCheck::consumedInItsFunction(const CallExpr *Copy,

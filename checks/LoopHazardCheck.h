@@ -95,6 +95,10 @@ private:
   /// True if the host uses what \p Copy brings back in the function that
   /// copies it (returns it, builds its result from it, fills the caller's
   /// result parameter): the product of a step, which must come back.
+  /// True if \p Call reads a value that the code uses (`ofs <<
+  /// loss.item<double>()`), not only waits (`out.item<float>();`, a bare
+  /// wait).
+  bool readsValueForUse(const CallExpr *Call, ASTContext &Ctx);
   bool consumedInItsFunction(const CallExpr *Copy, ASTContext &Ctx);
   /// True if the device-to-host copy \p Copy, reached through calls from
   /// \p Loop, brings back a buffer of an iteration that reads new input

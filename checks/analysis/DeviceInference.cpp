@@ -1061,6 +1061,21 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
   auto OnStmt = [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S))
       OnCall(Call);
+    // `return {total, pde_loss};` of an aggregate: each element stores the
+    // field it initializes.
+    if (const auto *List = dyn_cast<InitListExpr>(&S);
+        List && List->isSemanticForm())
+      if (const auto *Record = List->getType()->getAsRecordDecl();
+          Record && !Record->isUnion()) {
+        unsigned Index = 0;
+        for (const FieldDecl *Field : Record->fields()) {
+          if (Index >= List->getNumInits())
+            break;
+          const Expr *Value = List->getInit(Index++);
+          if (!isa<ImplicitValueInitExpr>(Value))
+            Out.FieldWrites[Field].push_back(Value);
+        }
+      }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))
       if (const CXXConstructorDecl *Constructor = Construct->getConstructor();
           Constructor && Construct->getNumArgs() > 0 &&

@@ -2234,9 +2234,10 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     TimedAfter |= callsTimer(*After);
   // A timed loop whose iterations differ is the algorithm being timed, and
   // so is one that runs until a value read back from the device says it is
-  // done (a colouring or a solver to convergence).
+  // done (a colouring or a solver to convergence), or one that trains (a
+  // training run timed as a whole).
   return TimedBefore && TimedAfter && !iterationsDiffer(Loop) &&
-                 !runsUntilDeviceSaysDone(Loop, Ctx)
+                 !runsUntilDeviceSaysDone(Loop, Ctx) && !trainsInLoop(Loop, SM)
              ? LoopRole::TimingHarness
              : LoopRole::Steady;
 }

@@ -284,3 +284,25 @@ void trainOnChosenDevice(torch::data::DataLoader<> &Loader) {
     Total += Batch.data.to(UnsetDevice).mean().item<float>();
   }
 }
+
+// An aggregate built with braces stores each of its fields: a loss struct
+// returned as `{total, data}` holds tensors where the model ran.
+struct LossParts {
+  torch::Tensor Total;
+  torch::Tensor Data;
+};
+LossParts lossParts(torch::nn::Linear &Model, const torch::Tensor &Input) {
+  torch::Tensor Data = Model->forward(Input).mean();
+  torch::Tensor Total = Data * 2.0;
+  return {Total, Data};
+}
+void trainOnParts(torch::nn::Linear &Model, torch::Tensor X, int Steps) {
+  torch::Tensor Input = X.to(Gpu);
+  for (int Step = 0; Step < Steps; ++Step) {
+    LossParts Loss = lossParts(Model, Input);
+    Loss.Total.backward();
+    std::cout << Loss.Data.item<float>() << "\n";
+    // XFER-WARNING: :[[@LINE-1]]:28: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 301: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :301:3: note: loop starts here
+  }
+}
