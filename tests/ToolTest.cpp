@@ -486,6 +486,64 @@ int main() {
       << R.Out;
 }
 
+// A loop that calls through a function pointer (a table of interchangeable
+// filters) may enter every function of that type whose address the program
+// takes, in any file: their per-frame allocations are found. A function of
+// the same type whose address is never taken is not reached.
+TEST_F(ToolTest, CallsThroughFunctionPointersReachTakenFunctions) {
+  std::string Filters = write("filters.cu", R"cpp(#include <cuda_runtime.h>
+__global__ void blur(float *Out, const float *In, int N);
+void blurFrame(float *Frame, int N) {
+  float *Scratch;
+  cudaMalloc((void **)&Scratch, N * sizeof(float));
+  blur<<<1, 128>>>(Scratch, Frame, N);
+  cudaFree(Scratch);
+}
+void unusedFilter(float *Frame, int N) {
+  float *Scratch;
+  cudaMalloc((void **)&Scratch, N * sizeof(float));
+  blur<<<1, 128>>>(Scratch, Frame, N);
+  cudaFree(Scratch);
+}
+)cpp");
+  std::string Table = write("table.cu", R"cpp(
+void blurFrame(float *Frame, int N);
+struct Filter {
+  const char *Name;
+  void (*Apply)(float *, int);
+};
+void runAll(Filter *Filters, int Count, float *Frame, int N);
+int main() {
+  float *Frame = nullptr;
+  Filter Filters[] = {{"blur", blurFrame}};
+  runAll(Filters, 1, Frame, 1 << 20);
+}
+)cpp");
+  std::string Loop = write("loop.cu", R"cpp(
+struct Filter {
+  const char *Name;
+  void (*Apply)(float *, int);
+};
+void runAll(Filter *Filters, int Count, float *Frame, int N) {
+  for (int F = 0; F < Count; ++F)
+    for (int Step = 0; Step < 1000; ++Step)
+      Filters[F].Apply(Frame, N);
+}
+)cpp");
+  RunOutcome R = runCudaProgram({Filters, Table, Loop});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("filters.cu:5:3: warning: 'cudaMalloc' synchronizes "
+                       "with the GPU on every call of 'blurFrame()', which "
+                       "runs on every iteration of the loop at loop.cu:8"))
+      << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("filters.cu:7:3: warning: 'cudaFree' synchronizes"))
+      << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("filters.cu:11:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("filters.cu:13:")) << R.Out;
+}
+
 // A method that copies into its object's buffer and returns the buffer,
 // called on every iteration of a loop in another file that ignores the
 // result: returning the member hands out what the object keeps, so the

@@ -44,6 +44,79 @@ void forEachOverriddenMethod(
   }
 }
 
+/// The key a function pointer of type \p Pointee (a function type) stands
+/// for in the index: `(*)(int,float *)`, its parameter types as
+/// functionKey() spells them.
+std::string pointerKey(const FunctionProtoType *Pointee, ASTContext &Ctx) {
+  std::string Key = "(*)(";
+  const PrintingPolicy &Policy = Ctx.getPrintingPolicy();
+  for (unsigned I = 0; I < Pointee->getNumParams(); ++I) {
+    if (I > 0)
+      Key += ",";
+    Key += Pointee->getParamType(I)
+               .getCanonicalType()
+               .getUnqualifiedType()
+               .getAsString(Policy);
+  }
+  return Key + ")";
+}
+
+/// The function type a call through a pointer (or a reference, or a
+/// `std::function`-free member holding one) calls.
+const FunctionProtoType *pointeeFunctionType(QualType Type) {
+  Type = Type.getCanonicalType();
+  if (const auto *Pointer = Type->getAs<PointerType>())
+    Type = Pointer->getPointeeType();
+  else if (const auto *Reference = Type->getAs<ReferenceType>())
+    Type = Reference->getPointeeType();
+  return Type->getAs<FunctionProtoType>();
+}
+
+/// The index key of what \p Call enters when it calls through a function
+/// pointer (`kernel.function(frame, ...)`, `(*step)(x)`): none for a direct
+/// call.
+std::optional<std::string> indirectCallKey(const CallExpr *Call,
+                                           ASTContext &Ctx) {
+  if (Call->getDirectCallee() || isa<CXXMemberCallExpr>(Call) ||
+      isa<CXXOperatorCallExpr>(Call) || isa<CUDAKernelCallExpr>(Call))
+    return std::nullopt;
+  const Expr *Called = Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Deref = dyn_cast<UnaryOperator>(Called);
+      Deref && Deref->getOpcode() == UO_Deref)
+    Called = Deref->getSubExpr()->IgnoreParenImpCasts();
+  const FunctionProtoType *Pointee = pointeeFunctionType(Called->getType());
+  if (!Pointee)
+    return std::nullopt;
+  return pointerKey(Pointee, Ctx);
+}
+
+/// The index key of the pointer \p Ref makes when it names a function of
+/// the program without calling it (`{"cub", Blur_CUB}`, `step = &advance`).
+std::optional<std::string> addressTakenKey(const DeclRefExpr *Ref,
+                                           ASTContext &Ctx) {
+  const auto *Function = dyn_cast<FunctionDecl>(Ref->getDecl());
+  if (!Function || isa<CXXMethodDecl>(Function) ||
+      Ctx.getSourceManager().isInSystemHeader(
+          Ctx.getSourceManager().getExpansionLoc(Function->getLocation())))
+    return std::nullopt;
+  // Not the callee of a call (`f(x)` names f through a decay to a
+  // pointer, then calls it).
+  const Stmt *Parent = parentStmt(Ref, Ctx);
+  while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(Parent)) {
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(parentStmt(Parent, Ctx));
+        Call && Call->getCallee() == Parent)
+      return std::nullopt;
+    Parent = parentStmt(Parent, Ctx);
+  }
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+      Call && Call->getCallee() == Ref)
+    return std::nullopt;
+  const auto *Type = Function->getType()->getAs<FunctionProtoType>();
+  if (!Type)
+    return std::nullopt;
+  return pointerKey(Type, Ctx);
+}
+
 } // namespace
 
 std::string functionKey(const FunctionDecl *Function) {
@@ -73,7 +146,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   // file that defines them can tell what they do.
   struct CallSite {
     const Stmt *Site;
+    /// Null for a call through a function pointer: Key names the pointer's
+    /// type, which stands for every function of that type whose address
+    /// the program takes.
     const FunctionDecl *Callee;
+    std::string Key;
   };
   llvm::SmallVector<CallSite, 64> Calls;
   llvm::SmallVector<const FunctionDecl *, 32> Definitions;
@@ -86,23 +163,48 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     return InUserCode(Function) && !Function->isImplicit() &&
            !Function->hasBody();
   };
+  // Functions whose address the program takes (`{"cub", Blur_CUB}`), by
+  // the key of their pointer type.
+  llvm::SmallVector<std::pair<std::string, std::string>, 8> AddressTaken;
+  auto Direct = [&](const FunctionDecl *Callee) {
+    return CallSite{nullptr, Callee, functionKey(Callee)};
+  };
   auto OnStmt = [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S)) {
-      if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee))
-        Calls.push_back({Call, Callee});
+      if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee)) {
+        CallSite Site = Direct(Callee);
+        Site.Site = Call;
+        Calls.push_back(std::move(Site));
+      } else if (std::optional<std::string> Key = indirectCallKey(Call, Ctx)) {
+        Calls.push_back({Call, nullptr, std::move(*Key)});
+      }
     } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
-      if (DefinedElsewhere(Construct->getConstructor()))
-        Calls.push_back({Construct, Construct->getConstructor()});
+      if (DefinedElsewhere(Construct->getConstructor())) {
+        CallSite Site = Direct(Construct->getConstructor());
+        Site.Site = Construct;
+        Calls.push_back(std::move(Site));
+      }
     } else if (const auto *Temporary = dyn_cast<CXXBindTemporaryExpr>(&S)) {
       if (const CXXDestructorDecl *Destructor =
               Temporary->getTemporary()->getDestructor();
-          DefinedElsewhere(Destructor))
-        Calls.push_back({Temporary, Destructor});
+          DefinedElsewhere(Destructor)) {
+        CallSite Site = Direct(Destructor);
+        Site.Site = Temporary;
+        Calls.push_back(std::move(Site));
+      }
     } else if (const auto *Declaration = dyn_cast<DeclStmt>(&S)) {
       for (const Decl *D : Declaration->decls())
         if (const CXXRecordDecl *Class = localObjectClass(D);
-            Class && DefinedElsewhere(Class->getDestructor()))
-          Calls.push_back({Declaration, Class->getDestructor()});
+            Class && DefinedElsewhere(Class->getDestructor())) {
+          CallSite Site = Direct(Class->getDestructor());
+          Site.Site = Declaration;
+          Calls.push_back(std::move(Site));
+        }
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(&S)) {
+      if (std::optional<std::string> Key = addressTakenKey(Ref, Ctx))
+        AddressTaken.emplace_back(std::move(*Key),
+                                  functionKey(cast<FunctionDecl>(
+                                      Ref->getDecl()->getCanonicalDecl())));
     }
     return WalkStep::Continue;
   };
@@ -161,7 +263,15 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     return It->second;
   };
   CallSummaries Summaries(Devices, /*ReportUnknownPlacement=*/false);
-  for (const auto &[Site, Callee] : Calls) {
+  // A call through a pointer may enter any function of its type whose
+  // address the program takes: the index links them as if the pointer's
+  // type called them.
+  for (const auto &[PointerKey, FunctionKey] : AddressTaken)
+    Facts.Calls.emplace_back(PointerKey, FunctionKey);
+  for (const CallSite &Entry : Calls) {
+    const Stmt *Site = Entry.Site;
+    const FunctionDecl *Callee = Entry.Callee;
+    const std::string &CalleeKey = Entry.Key;
     // Which calls run on every step: on every iteration of a loop that
     // queues device work (not an evaluation pass), or unconditionally from
     // a function that does.
@@ -171,13 +281,13 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     if (llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &L) {
           return RoleOf(L.Loop) == LoopRole::Evaluation;
         }))
-      Facts.EvaluationCalls.insert(functionKey(Callee));
+      Facts.EvaluationCalls.insert(CalleeKey);
     // Beside a step loop (a call that runs the optimisation of each scale)
     // the call runs once per round of that loop: not on every step.
     if (Frequency.Guard == GuardKind::None && !Frequency.isEpochLevel()) {
       if (!Frequency.inLoop()) {
         if (const FunctionDecl *Caller = enclosingFunction(Site, Ctx))
-          Facts.Calls.emplace_back(functionKey(Caller), functionKey(Callee));
+          Facts.Calls.emplace_back(functionKey(Caller), CalleeKey);
       } else if (llvm::any_of(Frequency.Loops,
                               [&](const EnclosingLoop &L) {
                                 return RoleOf(L.Loop) == LoopRole::Steady;
@@ -221,14 +331,14 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                         /*CallOnlyWaits=*/true) &&
             Summaries.onlyWaits(StepCall);
         if (!WaitsForNothing && Unconditional)
-          Facts.StepCalls.try_emplace(functionKey(Callee), std::move(Where));
+          Facts.StepCalls.try_emplace(CalleeKey, std::move(Where));
         else if (!WaitsForNothing)
-          Facts.ConditionalStepCalls.try_emplace(functionKey(Callee),
+          Facts.ConditionalStepCalls.try_emplace(CalleeKey,
                                                  std::move(Conditional));
       }
     }
     const auto *Call = dyn_cast<CallExpr>(Site);
-    if (!Call || !Callee->getNumParams())
+    if (!Call || !Callee || !Callee->getNumParams())
       continue;
     const unsigned First =
         isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
