@@ -1,6 +1,7 @@
 //===--- CudaEvidence.cpp - does a translation unit use a CUDA device? ----===//
 
 #include "analysis/CudaEvidence.h"
+#include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -17,7 +18,78 @@ bool isCudaHeaderName(llvm::StringRef Path) {
          Path.contains("ATen/cuda/");
 }
 
-std::optional<CudaEvidence> evidenceInReference(const DeclRefExpr *Ref) {
+/// The local variable \p Assignment (`v = x` or `v.operator=(x)`) stores
+/// into, when it is a whole statement's assignment of a plain variable.
+const VarDecl *assignedLocal(const Stmt *Assignment) {
+  const Expr *Target = nullptr;
+  if (const auto *Op = dyn_cast<BinaryOperator>(Assignment);
+      Op && Op->getOpcode() == BO_Assign)
+    Target = Op->getLHS();
+  else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(Assignment);
+           Call && Call->getOperator() == OO_Equal && Call->getNumArgs() == 2)
+    Target = Call->getArg(0);
+  const auto *Ref =
+      Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->isLocalVarDecl() ? Var : nullptr;
+}
+
+/// The value an assignment that assignedLocal() accepts stores.
+const Expr *assignedValue(const Stmt *Assignment) {
+  if (const auto *Op = dyn_cast<BinaryOperator>(Assignment))
+    return Op->getRHS();
+  return cast<CXXOperatorCallExpr>(Assignment)->getArg(1);
+}
+
+/// True if \p Value is what an assignment stores into a local variable
+/// that a later statement assigns again before anything reads it: `device
+/// = torch::kCUDA;` inside `if (torch::cuda::is_available())`, then `device
+/// = torch::kCPU;` after the branch. The program never uses that device.
+bool isOverwrittenStore(const Expr *Value, ASTContext &Ctx) {
+  const Stmt *Child = Value;
+  const Stmt *Parent = parentStmt(Value, Ctx);
+  while (Parent && isa<Expr>(Parent) && !assignedLocal(Parent)) {
+    Child = Parent;
+    Parent = parentStmt(Parent, Ctx);
+  }
+  const VarDecl *Var = Parent ? assignedLocal(Parent) : nullptr;
+  if (!Var || Child != assignedValue(Parent))
+    return false;
+  auto Reads = [&](const Stmt *S) {
+    return containsMatch<DeclRefExpr>(
+        S, [&](const DeclRefExpr &Ref) { return Ref.getDecl() == Var; });
+  };
+  const Stmt *Assignment = Parent;
+  // Up through blocks and branches (not loops: a later iteration reads
+  // it), looking at what follows in each block.
+  for (const Stmt *Current = Assignment; Current;) {
+    const Stmt *Up = parentStmt(Current, Ctx);
+    if (!Up || isLoopStmt(Up))
+      return false;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Up)) {
+      auto It = llvm::find(Block->body(), Current);
+      for (++It; It != Block->body_end(); ++It) {
+        const Stmt *Next = *It;
+        if (const auto *Expression = dyn_cast<Expr>(Next)) {
+          const Expr *Bare = Expression->IgnoreImplicit();
+          if (assignedLocal(Bare) == Var)
+            return !Reads(assignedValue(Bare));
+        }
+        if (Reads(Next))
+          return false;
+      }
+    } else if (!isa<IfStmt>(Up)) {
+      return false;
+    }
+    Current = Up;
+  }
+  return false;
+}
+
+std::optional<CudaEvidence> evidenceInReference(const DeclRefExpr *Ref,
+                                                ASTContext &Ctx) {
+  if (isOverwrittenStore(Ref, Ctx))
+    return std::nullopt;
   const ValueDecl *D = Ref->getDecl();
   if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
     const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
@@ -34,8 +106,12 @@ std::optional<CudaEvidence> evidenceInCall(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier())
     return std::nullopt;
+  // Asking whether a GPU is there (torch::cuda::is_available()) uses none.
   if (const auto *NS = dyn_cast<NamespaceDecl>(Callee->getDeclContext());
-      NS && NS->getName() == "cuda")
+      NS && NS->getName() == "cuda" &&
+      !llvm::is_contained(
+          {"is_available", "device_count", "cudnn_is_available"},
+          Callee->getName()))
     if (const auto *Outer = dyn_cast<NamespaceDecl>(NS->getParent());
         Outer && Outer->getName() == "torch")
       return CudaEvidence{true, Call->getBeginLoc(),
@@ -131,7 +207,7 @@ CudaEvidence findCudaEvidence(ASTContext &Ctx) {
       [&](const Stmt &S) {
         std::optional<CudaEvidence> Found;
         if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
-          Found = evidenceInReference(Ref);
+          Found = evidenceInReference(Ref, Ctx);
         else if (const auto *Call = dyn_cast<CallExpr>(&S))
           Found = evidenceInCall(Call);
         else if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S))

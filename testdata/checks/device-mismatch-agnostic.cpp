@@ -26,7 +26,7 @@ void agnosticTraining(torch::nn::Linear Net) {
   // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // XFER-NOTE: :[[@LINE-8]]:12: note: 'Y' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
   // XFER-NOTE: :24:15: note: 'Bias' is on the cpu: created on the host by torch::ones() without a device
-  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-NOTE: :10:33: note: the program uses kCUDA here, so on a machine with a GPU its run-time device is cuda
   torch::nn::Linear Local(16, 1);
   Local->to(Device);
   (void)Local(X);
@@ -43,12 +43,12 @@ void tryGpuHelper() {
   // XFER-WARNING: :[[@LINE-1]]:12: warning: 'operator+' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // XFER-NOTE: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
   // XFER-NOTE: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
-  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-NOTE: :10:33: note: the program uses kCUDA here, so on a machine with a GPU its run-time device is cuda
   (void)torch::cat({A, B, C});
   // XFER-WARNING: :[[@LINE-1]]:9: warning: 'at::cat' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // XFER-NOTE: :38:12: note: 'A' is on a device chosen at run time: created by torch::randn() on a maybe-cuda device
   // XFER-NOTE: :40:12: note: 'C' is on the cpu: created on the host by torch::randn() without a device
-  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-NOTE: :10:33: note: the program uses kCUDA here, so on a machine with a GPU its run-time device is cuda
 }
 
 void agnosticWithParameter(torch::Device Device) {
@@ -58,7 +58,7 @@ void agnosticWithParameter(torch::Device Device) {
   // XFER-WARNING: :[[@LINE-1]]:11: warning: 'add' mixes a maybe-cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
   // XFER-NOTE: :[[@LINE-4]]:12: note: 'A' is on a device chosen at run time: moved by to() to a maybe-cuda device
   // XFER-NOTE: :[[@LINE-4]]:12: note: 'B' is on the cpu: created on the host by torch::randn() without a device
-  // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+  // XFER-NOTE: :10:33: note: the program uses kCUDA here, so on a machine with a GPU its run-time device is cuda
 }
 
 // A function that also puts data on the GPU unconditionally expects its
@@ -108,7 +108,7 @@ void examplesBuiltHere(torch::Device Device,
     // XFER-WARNING: :[[@LINE-1]]:25: warning: 'operator+' mixes a cpu tensor and a maybe-cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
     // XFER-NOTE: :[[@LINE-2]]:12: note: 'Batch.target' is on the cpu: a batch from a LibTorch data loader, on the host
     // XFER-NOTE: :103:17: note: 'Target' is on a device chosen at run time: moved by to() to a maybe-cuda device
-    // XFER-NOTE: :9:7: note: the program calls torch::cuda::device_count here, so on a machine with a GPU its run-time device is cuda
+    // XFER-NOTE: :10:33: note: the program uses kCUDA here, so on a machine with a GPU its run-time device is cuda
   }
 }
 
