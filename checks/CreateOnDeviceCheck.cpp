@@ -498,6 +498,13 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       (Frequency.Guard == GuardKind::EveryN ||
        Frequency.Guard == GuardKind::Once))
     return;
+  // In loops that only set up, tear down or time work (a benchmark of a
+  // model on dummy input), as the loop checks judge them: no step's cost.
+  if (!ReportOneTimeCreations && Frequency.inLoop() &&
+      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
+      }))
+    return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);
   std::string FrequencyPhrase =

@@ -2099,6 +2099,61 @@ bool timesItsWork(const Stmt *Loop, ASTContext &Ctx) {
          callsTimer(*std::next(It));
 }
 
+/// True if \p Loop averages times after a warm-up: its body skips the first
+/// iterations (`if (i < 2) continue;`) and adds up a value named as a
+/// duration (`sum += time;`, `total_ms += elapsed`), a benchmark of the work
+/// it repeats.
+bool averagesTimesAfterWarmUp(const Stmt *Loop, ASTContext &Ctx) {
+  const VarDecl *Counter = loopCounter(Loop);
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  if (!Counter || !Body)
+    return false;
+  auto SkipsFirstIterations = [&](const Stmt *S) {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse())
+      return false;
+    const Stmt *Then = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Then);
+        Block && Block->size() == 1)
+      Then = Block->body_front();
+    const auto *Compare =
+        dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+    if (!isa<ContinueStmt>(Then) || !Compare ||
+        !llvm::is_contained({BO_LT, BO_LE}, Compare->getOpcode()))
+      return false;
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Compare->getLHS()->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Counter &&
+           evaluateInt(Compare->getRHS(), Ctx).has_value();
+  };
+  auto NamesDuration = [](const ValueDecl *D) {
+    if (!D || !D->getIdentifier())
+      return false;
+    llvm::StringRef Name = D->getName();
+    return Name.contains_insensitive("time") ||
+           Name.contains_insensitive("elapsed") ||
+           Name.contains_insensitive("duration") ||
+           Name.ends_with_insensitive("ms") || Name.ends_with_insensitive("us");
+  };
+  auto AddsUpDuration = [&](const Stmt *S) {
+    const auto *Add =
+        dyn_cast<CompoundAssignOperator>(cast<Expr>(S)->IgnoreImplicit());
+    if (!Add || Add->getOpcode() != BO_AddAssign)
+      return false;
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Add->getRHS()->IgnoreParenImpCasts());
+    return Ref && NamesDuration(Ref->getDecl());
+  };
+  bool Skips = false;
+  for (const Stmt *S : Body->body()) {
+    if (SkipsFirstIterations(S))
+      Skips = true;
+    else if (Skips && isa<Expr>(S) && AddsUpDuration(S))
+      return true;
+  }
+  return false;
+}
+
 /// True if \p Loop warms up a measurement: one of the next few statements
 /// of its block (or of the block around a bare `{ ... }` holding it) is a
 /// loop that times its work and calls everything \p Loop calls (the same
@@ -2213,7 +2268,8 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     return LoopRole::SetupOrTeardown;
   if (isEvaluationPass(Loop, Ctx))
     return LoopRole::Evaluation;
-  if (warmsUpTimedLoop(Loop, Ctx) || timesEachRepetition(Loop, Ctx))
+  if (warmsUpTimedLoop(Loop, Ctx) || timesEachRepetition(Loop, Ctx) ||
+      averagesTimesAfterWarmUp(Loop, Ctx))
     return LoopRole::TimingHarness;
   // A loop between two clock readings repeats its work to time it.
   const auto *Block = dyn_cast_or_null<CompoundStmt>(parentStmt(Loop, Ctx));
