@@ -412,6 +412,11 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
         return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
       }))
     return false;
+  // Repetitions timed in a loop over configurations (trials of a solver
+  // for each block shape): a sweep of benchmarks, not a step.
+  if (!ReportSetupAndTimingLoops && Frequency.inLoop() &&
+      Analyses->roleOf(Frequency.Loops.front().Loop) == LoopRole::TimingHarness)
+    return false;
   // A handful of rounds in code that runs once (warm-up or relaxation
   // rounds, one pass per device) is a one-time cost, however the loop looks.
   if (!ReportSetupAndTimingLoops && runsAHandfulOfTimesOnce(S, Frequency, Ctx))

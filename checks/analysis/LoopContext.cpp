@@ -1837,6 +1837,19 @@ bool carriesValuesAcrossIterations(const Stmt *Body) {
     // vectors).
     if (std::optional<AssignmentParts> Assign = assignmentParts(*S)) {
       const VarDecl *Target = VariableOf(Assign->Target);
+      // `total = total + trial`: a running total spelled out.
+      const auto *Sum =
+          dyn_cast<BinaryOperator>(Assign->Value->IgnoreParenImpCasts());
+      const bool SpelledTotal =
+          Target && !Assign->Compound && Sum && Sum->getOpcode() == BO_Add &&
+          VariableOf(Sum->getLHS()) == Target &&
+          !containsMatch<DeclRefExpr>(Sum->getRHS(), [&](const DeclRefExpr &R) {
+            return R.getDecl() == Target;
+          });
+      if (SpelledTotal) {
+        Visit(Sum->getRHS());
+        return;
+      }
       if (Target && !Assign->Compound) {
         Visit(Assign->Value);
         if (Read.contains(Target) && !Assigned.contains(Target))
@@ -2202,6 +2215,8 @@ bool warmsUpTimedLoop(const Stmt *Loop, ASTContext &Ctx) {
 
 /// True if \p Loop reads its counter only to report progress
 /// (`if ((run + 1) % 5 == 0) printf(...)`), or not at all.
+bool printsToConsole(const CallExpr *Call);
+
 bool readsCounterOnlyToLog(const Stmt *Loop) {
   const VarDecl *Counter = loopCounter(Loop);
   const Stmt *Body = loopBody(Loop);
@@ -2211,6 +2226,10 @@ bool readsCounterOnlyToLog(const Stmt *Loop) {
   walkStmt(Body, [&](const Stmt &S) {
     if (const auto *If = dyn_cast<IfStmt>(&S);
         If && !If->getElse() && branchLogs(If->getThen()))
+      return WalkStep::SkipChildren;
+    // `printf("completed trial %d\n", iter);`: progress printed.
+    if (const auto *Call = dyn_cast<CallExpr>(&S);
+        Call && printsToConsole(Call))
       return WalkStep::SkipChildren;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(&S);
         Ref && Ref->getDecl() == Counter) {

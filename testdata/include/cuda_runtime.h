@@ -63,6 +63,7 @@ cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaStreamSynchronize(cudaStream_t Stream);
 cudaError_t cudaStreamCreate(cudaStream_t *Stream);
 cudaError_t cudaStreamDestroy(cudaStream_t Stream);
+cudaError_t cudaEventCreate(cudaEvent_t *Event);
 cudaError_t cudaEventSynchronize(cudaEvent_t Event);
 cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End);
 const char *cudaGetErrorString(cudaError_t Error);
