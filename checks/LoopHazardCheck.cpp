@@ -474,7 +474,8 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if ((H.Kind != HazardKind::HostSync &&
        H.Kind != HazardKind::DeviceToHostCopy && !UploadsConstantData) ||
       (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)) ||
-      isTimingStatement(Call, Ctx))
+      (isTimingStatement(Call, Ctx) &&
+       !(H.Kind == HazardKind::HostSync && readsValueForUse(Call, Ctx))))
     return;
   std::optional<std::string> Phrase = hotPhrase(Call, Frequency, Ctx);
   if (!Phrase)

@@ -1065,8 +1065,8 @@ const DeviceInference::UserCodeIndex &DeviceInference::userCode() {
     // field it initializes.
     if (const auto *List = dyn_cast<InitListExpr>(&S);
         List && List->isSemanticForm())
-      if (const auto *Record = List->getType()->getAsRecordDecl();
-          Record && !Record->isUnion()) {
+      if (const auto *Record = List->getType()->getAsCXXRecordDecl();
+          Record && !Record->isUnion() && Record->getNumBases() == 0) {
         unsigned Index = 0;
         for (const FieldDecl *Field : Record->fields()) {
           if (Index >= List->getNumInits())

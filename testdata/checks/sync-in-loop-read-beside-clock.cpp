@@ -37,3 +37,22 @@ void trainAndTimeSteps(torch::nn::Linear &Model, torch::optim::SGD &Optimizer,
     Log << std::chrono::duration<double>(End - Start).count() << "\n";
   }
 }
+
+// The same in a module's forward(), which runs once per step: a value
+// written to a log beside a clock reading is a read; a bare read beside it
+// only waits for the measurement.
+struct TimedImpl : torch::nn::Module {
+  torch::Tensor Scale = torch::ones({4}, torch::kCUDA);
+  std::ofstream Log{"forward.csv"};
+  torch::Tensor forward(const torch::Tensor &X) {
+    torch::Tensor Out = X * Scale;
+    Log << Out.sum().item<float>() << "\n";
+    // XFER-WARNING: :[[@LINE-1]]:22: warning: 'item<float>()' synchronizes with the GPU on every call of 'TimedImpl::forward()', once per step of the model: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    auto Now = std::chrono::steady_clock::now();
+    Log << Now.time_since_epoch().count() << "\n";
+    (void)Out.sum().item<float>();
+    auto After = std::chrono::steady_clock::now();
+    Log << (After - Now).count() << "\n";
+    return Out;
+  }
+};
