@@ -423,15 +423,11 @@ bool isThrustDeviceVector(const CXXRecordDecl *Class) {
          outermostNamespace(Class) == "thrust";
 }
 
-llvm::StringRef thrustReductionName(const CallExpr *Call) {
+bool runsThrustOnDevice(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier() ||
-      outermostNamespace(Callee) != "thrust" ||
-      !llvm::is_contained({"reduce", "count", "count_if", "transform_reduce",
-                           "inner_product", "all_of", "any_of", "none_of",
-                           "equal", "is_sorted", "is_partitioned"},
-                          Callee->getName()))
-    return {};
+      outermostNamespace(Callee) != "thrust" || isa<CXXMethodDecl>(Callee))
+    return false;
   // The execution policy or the first range says where it runs.
   for (unsigned I = 0; I < std::min(2u, Call->getNumArgs()); ++I) {
     std::string Type =
@@ -441,9 +437,34 @@ llvm::StringRef thrustReductionName(const CallExpr *Call) {
       continue;
     if (Spelled.contains("device_ptr") || Spelled.contains("device_vector") ||
         Spelled.contains("device_t") || Spelled.contains("cuda_cub::"))
-      return Callee->getName();
+      return true;
   }
-  return {};
+  return false;
+}
+
+llvm::StringRef thrustBlockingAlgorithmName(const CallExpr *Call) {
+  if (!runsThrustOnDevice(Call))
+    return {};
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const bool Blocks =
+      llvm::StringSwitch<bool>(Callee->getName())
+          // A value comes back.
+          .Cases("reduce", "count", "count_if", "transform_reduce",
+                 "inner_product", true)
+          .Cases("all_of", "any_of", "none_of", "equal", "is_sorted",
+                 "is_partitioned", true)
+          .Cases("max_element", "min_element", "minmax_element", "find",
+                 "find_if", "mismatch", true)
+          // Temporary storage, or a count of what was kept, comes and goes.
+          .Cases("inclusive_scan", "exclusive_scan", "inclusive_scan_by_key",
+                 "exclusive_scan_by_key", "transform_inclusive_scan",
+                 "transform_exclusive_scan", true)
+          .Cases("sort", "sort_by_key", "stable_sort", "stable_sort_by_key",
+                 "reduce_by_key", true)
+          .Cases("copy_if", "remove_if", "remove_copy_if", "unique",
+                 "unique_copy", "unique_by_key", "partition", true)
+          .Default(false);
+  return Blocks ? Callee->getName() : llvm::StringRef();
 }
 
 const CXXRecordDecl *moduleImplClass(QualType T) {

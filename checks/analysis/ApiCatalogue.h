@@ -74,12 +74,21 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth = 0);
 /// destroyed it frees it.
 bool isThrustDeviceVector(const CXXRecordDecl *Class);
 
-/// The name of the Thrust algorithm \p Call runs on the device and whose
-/// result comes back to the host as a value (`thrust::reduce`, `count_if`,
-/// `transform_reduce`, `inner_product`, `all_of`, ... with `thrust::device`
-/// or device iterators: `device_ptr`, `device_vector`): the host waits for
-/// the reduction and its copy back. Empty otherwise.
-llvm::StringRef thrustReductionName(const CallExpr *Call);
+/// True if \p Call runs a Thrust algorithm on the device: with
+/// `thrust::device` (or another CUDA policy) or over device iterators
+/// (`device_ptr`, `device_vector`).
+bool runsThrustOnDevice(const CallExpr *Call);
+
+/// The name of the Thrust algorithm \p Call runs on the device (with
+/// `thrust::device` or device iterators: `device_ptr`, `device_vector`)
+/// that blocks the host: one whose result comes back as a value
+/// (`thrust::reduce`, `count_if`, `transform_reduce`, `inner_product`,
+/// `all_of`, `max_element`, ...), or one that needs temporary storage or
+/// reads back how many elements it kept (`inclusive_scan`, `sort`,
+/// `sort_by_key`, `copy_if`, `unique`, `reduce_by_key`, ...), which under
+/// the default execution policy is allocated and freed with cudaMalloc and
+/// cudaFree. Empty otherwise.
+llvm::StringRef thrustBlockingAlgorithmName(const CallExpr *Call);
 
 /// Returns the LibTorch operation \p Call performs, if it is one.
 std::optional<TorchCall> identifyTorchCall(const CallExpr *Call);

@@ -1026,6 +1026,8 @@ bool callQueuesDeviceWork(const CallExpr &Call, DeviceWorkSearch &Search,
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (isa<CUDAKernelCallExpr>(Call) || !Callee)
     return true; // a launch, or a call through a pointer
+  if (runsThrustOnDevice(&Call))
+    return true;
   if (Search.SM.isInSystemHeader(
           Search.SM.getExpansionLoc(Callee->getLocation())))
     return launchesDeviceWork(Callee);

@@ -349,17 +349,15 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
     return classifyTorch(Call, *Torch, Devices);
   if (std::optional<CudaApi> Api = identifyCudaCall(Call))
     return classifyCuda(Call, *Api, Devices);
-  // The reduction's value comes back with a blocking copy (and its
-  // temporary storage is allocated and freed); no measured pattern of its
-  // own, so no cost is cited.
-  if (llvm::StringRef Reduction = thrustReductionName(Call); !Reduction.empty())
-    return Hazard{HazardKind::HostSync,
-                  /*IsLibTorch=*/false,
-                  ("thrust::" + Reduction).str(),
-                  "",
-                  nullptr,
-                  {},
-                  std::nullopt};
+  // A reduction's value comes back with a blocking copy; a scan's or a
+  // sort's temporary storage is allocated and freed. No measured pattern
+  // of its own, so no cost is cited.
+  if (llvm::StringRef Algorithm = thrustBlockingAlgorithmName(Call);
+      !Algorithm.empty())
+    return Hazard{
+        HazardKind::HostSync,
+        /*IsLibTorch=*/false, ("thrust::" + Algorithm).str(), "", nullptr, {},
+        std::nullopt};
   return std::nullopt;
 }
 

@@ -221,7 +221,7 @@ def main():
 
     totals = collections.Counter()
     results = {}
-    print("| project | half | TUs | parse errors (TUs) | findings | TP | FP | "
+    print("| project | half | TUs | files with compiler errors | findings | TP | FP | "
           "misses | precision | recall | seconds |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for project in projects(args.half):
