@@ -61,7 +61,8 @@ bool isOverwrittenStore(const Expr *Value, ASTContext &Ctx) {
   };
   const Stmt *Assignment = Parent;
   // Up through blocks and branches (not loops: a later iteration reads
-  // it), looking at what follows in each block.
+  // it), looking at what follows in each block; a `torch::Device`
+  // assignment sits in the cleanups of its temporaries.
   for (const Stmt *Current = Assignment; Current;) {
     const Stmt *Up = parentStmt(Current, Ctx);
     if (!Up || isLoopStmt(Up))
@@ -78,7 +79,7 @@ bool isOverwrittenStore(const Expr *Value, ASTContext &Ctx) {
         if (Reads(Next))
           return false;
       }
-    } else if (!isa<IfStmt>(Up)) {
+    } else if (!isa<IfStmt, ExprWithCleanups>(Up)) {
       return false;
     }
     Current = Up;

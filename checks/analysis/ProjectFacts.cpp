@@ -61,8 +61,8 @@ std::string pointerKey(const FunctionProtoType *Pointee, ASTContext &Ctx) {
   return Key + ")";
 }
 
-/// The function type a call through a pointer (or a reference, or a
-/// `std::function`-free member holding one) calls.
+/// The function type that a call through a pointer or a reference to a
+/// function (a variable, a member: `filters[i].apply`) calls.
 const FunctionProtoType *pointeeFunctionType(QualType Type) {
   Type = Type.getCanonicalType();
   if (const auto *Pointer = Type->getAs<PointerType>())
@@ -166,40 +166,28 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   // Functions whose address the program takes (`{"cub", Blur_CUB}`), by
   // the key of their pointer type.
   llvm::SmallVector<std::pair<std::string, std::string>, 8> AddressTaken;
-  auto Direct = [&](const FunctionDecl *Callee) {
-    return CallSite{nullptr, Callee, functionKey(Callee)};
+  auto AddDirect = [&](const Stmt *Site, const FunctionDecl *Callee) {
+    Calls.push_back({Site, Callee, functionKey(Callee)});
   };
   auto OnStmt = [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S)) {
-      if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee)) {
-        CallSite Site = Direct(Callee);
-        Site.Site = Call;
-        Calls.push_back(std::move(Site));
-      } else if (std::optional<std::string> Key = indirectCallKey(Call, Ctx)) {
+      if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee))
+        AddDirect(Call, Callee);
+      else if (std::optional<std::string> Key = indirectCallKey(Call, Ctx))
         Calls.push_back({Call, nullptr, std::move(*Key)});
-      }
     } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
-      if (DefinedElsewhere(Construct->getConstructor())) {
-        CallSite Site = Direct(Construct->getConstructor());
-        Site.Site = Construct;
-        Calls.push_back(std::move(Site));
-      }
+      if (DefinedElsewhere(Construct->getConstructor()))
+        AddDirect(Construct, Construct->getConstructor());
     } else if (const auto *Temporary = dyn_cast<CXXBindTemporaryExpr>(&S)) {
       if (const CXXDestructorDecl *Destructor =
               Temporary->getTemporary()->getDestructor();
-          DefinedElsewhere(Destructor)) {
-        CallSite Site = Direct(Destructor);
-        Site.Site = Temporary;
-        Calls.push_back(std::move(Site));
-      }
+          DefinedElsewhere(Destructor))
+        AddDirect(Temporary, Destructor);
     } else if (const auto *Declaration = dyn_cast<DeclStmt>(&S)) {
       for (const Decl *D : Declaration->decls())
         if (const CXXRecordDecl *Class = localObjectClass(D);
-            Class && DefinedElsewhere(Class->getDestructor())) {
-          CallSite Site = Direct(Class->getDestructor());
-          Site.Site = Declaration;
-          Calls.push_back(std::move(Site));
-        }
+            Class && DefinedElsewhere(Class->getDestructor()))
+          AddDirect(Declaration, Class->getDestructor());
     } else if (const auto *Ref = dyn_cast<DeclRefExpr>(&S)) {
       if (std::optional<std::string> Key = addressTakenKey(Ref, Ctx))
         AddressTaken.emplace_back(std::move(*Key),

@@ -23,3 +23,14 @@ int main() {
   for (int Step = 0; Step < 100; ++Step)
     std::cout << loadBatch(Step).mean().item<float>() << "\n";
 }
+
+// The same with a torch::Device object.
+void evaluate(torch::nn::Linear &Model) {
+  torch::Device Device(torch::kCPU);
+  if (torch::cuda::is_available())
+    Device = torch::Device(torch::kCUDA);
+  Device = torch::Device(torch::kCPU);
+  Model->to(Device);
+  for (int Step = 0; Step < 100; ++Step)
+    std::cout << loadBatch(Step).sum().item<float>() << "\n";
+}
