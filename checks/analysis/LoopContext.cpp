@@ -1291,8 +1291,16 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
         });
   };
   const Stmt *Found = nullptr;
-  walkStmt(Body, [&](const Stmt &S) {
-    if (isa<LambdaExpr, IfStmt, SwitchStmt>(S))
+  std::function<WalkStep(const Stmt &)> Visit = [&](const Stmt &S) {
+    // A branch runs its loops only sometimes, unless the target is in the
+    // same branch (`if (ready) { for (...) train(); log(loss); }`).
+    if (const auto *If = dyn_cast<IfStmt>(&S)) {
+      for (const Stmt *Branch : {If->getThen(), If->getElse()})
+        if (Branch && isWithin(Target, Branch, Ctx) && !Found)
+          walkStmt(Branch, Visit);
+      return Found ? WalkStep::Stop : WalkStep::SkipChildren;
+    }
+    if (isa<LambdaExpr, SwitchStmt>(S))
       return WalkStep::SkipChildren;
     // A walk over the model's layers is part of one step, not a step loop.
     if (isLoopStmt(&S) && !isWithin(Target, &S, Ctx) &&
@@ -1310,7 +1318,8 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
         return WalkStep::Stop;
       }
     return WalkStep::Continue;
-  });
+  };
+  walkStmt(Body, Visit);
   return Found;
 }
 

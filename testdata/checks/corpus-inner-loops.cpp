@@ -43,3 +43,30 @@ void trainWithAccumulation(float *Dev, int Steps, int MicroSteps) {
     cudaDeviceSynchronize();
   }
 }
+
+// Self-play rounds that train only once the buffer is full: the read after
+// the training loop, in the same branch, runs once per round of training
+// (once per epoch), not on every step.
+void enqueueSelfPlay(float *Dev);
+void selfPlayAndTrain(float *Dev, float *Host, int Rounds, int Steps,
+                      int Ready) {
+  for (int Round = 0; Round < Rounds; ++Round) {
+    enqueueSelfPlay(Dev);
+    if (Round > Ready) {
+      for (int S = 0; S < Steps; ++S)
+        enqueueBatch(Dev, S);
+      cudaMemcpy(Host, Dev, sizeof(float), cudaMemcpyDeviceToHost);
+    }
+  }
+  // A loop in the other branch does not run with the read.
+  for (int Round = 0; Round < Rounds; ++Round) {
+    enqueueSelfPlay(Dev);
+    if (Round > Ready) {
+      cudaMemcpy(Host, Dev, sizeof(float), cudaMemcpyDeviceToHost);
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 62: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    } else {
+      for (int S = 0; S < Steps; ++S)
+        enqueueBatch(Dev, S);
+    }
+  }
+}
