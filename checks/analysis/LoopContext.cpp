@@ -1848,15 +1848,22 @@ bool carriesValuesAcrossIterations(const Stmt *Body) {
     // vectors).
     if (std::optional<AssignmentParts> Assign = assignmentParts(*S)) {
       const VarDecl *Target = VariableOf(Assign->Target);
-      // `total = total + trial`: a running total spelled out.
+      // `total = total + trial`: a running total spelled out, which nothing
+      // else in the body reads (a simulation's `time = time + dt`, read
+      // by the step, is state).
       const auto *Sum =
           dyn_cast<BinaryOperator>(Assign->Value->IgnoreParenImpCasts());
+      unsigned Uses = 0;
+      if (Target)
+        walkStmt(Body, [&](const Stmt &Node) {
+          if (const auto *R = dyn_cast<DeclRefExpr>(&Node);
+              R && R->getDecl() == Target)
+            ++Uses;
+          return WalkStep::Continue;
+        });
       const bool SpelledTotal =
           Target && !Assign->Compound && Sum && Sum->getOpcode() == BO_Add &&
-          VariableOf(Sum->getLHS()) == Target &&
-          !containsMatch<DeclRefExpr>(Sum->getRHS(), [&](const DeclRefExpr &R) {
-            return R.getDecl() == Target;
-          });
+          VariableOf(Sum->getLHS()) == Target && Uses == 2;
       if (SpelledTotal) {
         Visit(Sum->getRHS());
         return;
