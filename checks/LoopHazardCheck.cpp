@@ -210,6 +210,33 @@ bool waitsOnlyBare(llvm::ArrayRef<HazardPath> Paths) {
   });
 }
 
+/// True if \p Call reads a value that the code uses (`ofs <<
+/// loss.item<double>()`), not only waits (`out.item<float>();`, a bare
+/// wait).
+bool readsValueForUse(const CallExpr *Call, ASTContext &Ctx) {
+  if (isBareWait(Call))
+    return false;
+  const Stmt *Consumer = parentStmt(Call, Ctx);
+  while (
+      isa_and_nonnull<ImplicitCastExpr, ParenExpr, ExprWithCleanups,
+                      MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Consumer))
+    Consumer = parentStmt(Consumer, Ctx);
+  // `out.item<float>();` or `(void)out.item<float>();`: only the wait.
+  if (const auto *Cast = dyn_cast_or_null<CStyleCastExpr>(Consumer);
+      Cast && Cast->getType()->isVoidType())
+    return false;
+  return Consumer && !isa<CompoundStmt>(Consumer);
+}
+
+/// True if the device-to-host copy \p Copy, reached through calls from
+/// \p Loop, brings back a buffer of an iteration that reads new input from
+/// outside the program and takes no training step: the frame's result on
+/// its way out.
+bool copiesOutputOfNewInput(const CallExpr *Copy, const Stmt *Loop,
+                            ASTContext &Ctx) {
+  return !copiesFewBytes(Copy, Ctx) && readsNewInput(loopBody(Loop), Ctx) &&
+         !trainsInLoop(Loop, Ctx.getSourceManager());
+}
 } // namespace
 
 DiagnosticBuilder LoopHazardCheck::diag(SourceLocation Loc,
@@ -352,15 +379,21 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // The product of an inference or simulation step that the host draws,
   // writes or returns must come back on every iteration.
+  // Through a call, a buffer the callee copies back on every frame of new
+  // input.
   const Stmt *IterationBody = loopBody(Frequency.Loops.front().Loop);
-  const bool ConsumesOutput =
-      !FeedsUpload && !RoundTrip &&
-      (Path ? H->Kind == HazardKind::DeviceToHostCopy &&
-                  copiesOutputOfNewInput(Path->Steps.back(),
-                                         Frequency.Loops.front().Loop, Ctx)
-       : H->Kind == HazardKind::DeviceToHostCopy
-           ? consumesCopiedOutput(Call, IterationBody, Ctx)
-           : writesReadBackToFile(Call, IterationBody, Ctx));
+  auto ConsumedOnHost = [&] {
+    if (FeedsUpload || RoundTrip)
+      return false;
+    if (Path)
+      return H->Kind == HazardKind::DeviceToHostCopy &&
+             copiesOutputOfNewInput(Path->Steps.back(),
+                                    Frequency.Loops.front().Loop, Ctx);
+    return H->Kind == HazardKind::DeviceToHostCopy
+               ? consumesCopiedOutput(Call, IterationBody, Ctx)
+               : writesReadBackToFile(Call, IterationBody, Ctx);
+  };
+  const bool ConsumesOutput = ConsumedOnHost();
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   if (!shouldReport(Call, *H, Frequency, Ctx))
@@ -501,21 +534,6 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   citeCost(Call->getExprLoc(), H, Frequency, Ctx);
 }
 
-bool LoopHazardCheck::readsValueForUse(const CallExpr *Call, ASTContext &Ctx) {
-  if (isBareWait(Call))
-    return false;
-  const Stmt *Consumer = parentStmt(Call, Ctx);
-  while (
-      isa_and_nonnull<ImplicitCastExpr, ParenExpr, ExprWithCleanups,
-                      MaterializeTemporaryExpr, CXXBindTemporaryExpr>(Consumer))
-    Consumer = parentStmt(Consumer, Ctx);
-  // `out.item<float>();` or `(void)out.item<float>();`: only the wait.
-  if (const auto *Cast = dyn_cast_or_null<CStyleCastExpr>(Consumer);
-      Cast && Cast->getType()->isVoidType())
-    return false;
-  return Consumer && !isa<CompoundStmt>(Consumer);
-}
-
 bool LoopHazardCheck::consumedInItsFunction(const CallExpr *Copy,
                                             ASTContext &Ctx) {
   const FunctionDecl *Function = enclosingFunction(Copy, Ctx);
@@ -528,13 +546,6 @@ bool LoopHazardCheck::consumedInItsFunction(const CallExpr *Copy,
     return true;
   return consumesCopiedOutput(Copy, Function->getBody(), Ctx) ||
          fillsResultParameter(Copy, Function, Analyses->devices());
-}
-
-bool LoopHazardCheck::copiesOutputOfNewInput(const CallExpr *Copy,
-                                             const Stmt *Loop,
-                                             ASTContext &Ctx) {
-  return !copiesFewBytes(Copy, Ctx) && readsNewInput(loopBody(Loop), Ctx) &&
-         !trainsInLoop(Loop, Ctx.getSourceManager());
 }
 
 void LoopHazardCheck::citeCost(SourceLocation Where, const Hazard &H,

@@ -95,17 +95,7 @@ private:
   /// True if the host uses what \p Copy brings back in the function that
   /// copies it (returns it, builds its result from it, fills the caller's
   /// result parameter): the product of a step, which must come back.
-  /// True if \p Call reads a value that the code uses (`ofs <<
-  /// loss.item<double>()`), not only waits (`out.item<float>();`, a bare
-  /// wait).
-  bool readsValueForUse(const CallExpr *Call, ASTContext &Ctx);
   bool consumedInItsFunction(const CallExpr *Copy, ASTContext &Ctx);
-  /// True if the device-to-host copy \p Copy, reached through calls from
-  /// \p Loop, brings back a buffer of an iteration that reads new input
-  /// from outside the program and takes no training step: the frame's
-  /// result on its way out.
-  bool copiesOutputOfNewInput(const CallExpr *Copy, const Stmt *Loop,
-                              ASTContext &Ctx);
   /// How often \p S runs, for the warning ("on every iteration of the loop
   /// at line 12", "on every call of 'forward()'"), when it runs on the hot
   /// path; null when it does not.
