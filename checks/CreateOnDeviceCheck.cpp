@@ -501,9 +501,7 @@ void CreateOnDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // In loops that only set up, tear down or time work (a benchmark of a
   // model on dummy input), as the loop checks judge them: no step's cost.
   if (!ReportOneTimeCreations && Frequency.inLoop() &&
-      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
-      }))
+      !Analyses->inSteadyLoop(Frequency))
     return;
 
   std::optional<TorchCall> FactoryCall = identifyTorchCall(Factory);

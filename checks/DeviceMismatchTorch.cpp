@@ -270,14 +270,17 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
   const Expr *ModuleName = Module->IgnoreParenImpCasts();
   if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(ModuleName))
     ModuleName = Arrow->getArg(0);
+  const unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+  auto ReportInputsThatDisagree = [&] {
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I)
+      collectTensors(Call->getArg(I), Inputs);
+    reportMixedOperands(Call, operandName(ModuleName, Ctx), Inputs, Ctx);
+  };
   // A loss or activation runs where its inputs are: they must agree with
   // each other (`criterion(gpu_output, host_target)`).
   if (isParameterFreeModuleType(ModuleName->getType())) {
-    llvm::SmallVector<const Expr *, 4> Inputs;
-    for (unsigned I = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
-         I < Call->getNumArgs(); ++I)
-      collectTensors(Call->getArg(I), Inputs);
-    reportMixedOperands(Call, operandName(ModuleName, Ctx), Inputs, Ctx);
+    ReportInputsThatDisagree();
     return;
   }
   PlacementFact ModuleFact = Analyses->devices().modulePlacement(Module);
@@ -288,16 +291,11 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
   if (!ModuleOnHost && !ModuleOnDevice) {
     // Wherever the module is, its inputs must agree with each other (an
     // LSTM given a CUDA input and a host initial state throws).
-    llvm::SmallVector<const Expr *, 4> Inputs;
-    for (unsigned I = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
-         I < Call->getNumArgs(); ++I)
-      collectTensors(Call->getArg(I), Inputs);
-    reportMixedOperands(Call, operandName(ModuleName, Ctx), Inputs, Ctx);
+    ReportInputsThatDisagree();
     return;
   }
 
   llvm::SmallVector<const Expr *, 4> Inputs;
-  unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
   auto [Forward, First] = forwardOf(Call);
   for (unsigned I = FirstInput; I < Call->getNumArgs(); ++I) {
     // A host tensor the module only reads on the host (a flag, a label that

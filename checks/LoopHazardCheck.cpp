@@ -440,10 +440,7 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
     return false;
   // Costs that are paid once (setup and teardown loops) or on purpose
   // (timing harnesses) are not hazards, unless a loop around them is hot.
-  if (!ReportSetupAndTimingLoops &&
-      llvm::none_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
-        return Analyses->roleOf(Loop.Loop) == LoopRole::Steady;
-      }))
+  if (!ReportSetupAndTimingLoops && !Analyses->inSteadyLoop(Frequency))
     return false;
   // Repetitions timed in a loop over configurations (trials of a solver
   // for each block shape): a sweep of benchmarks, not a step.

@@ -89,18 +89,21 @@ bool isOverwrittenStore(const Expr *Value, ASTContext &Ctx) {
 
 std::optional<CudaEvidence> evidenceInReference(const DeclRefExpr *Ref,
                                                 ASTContext &Ctx) {
-  if (isOverwrittenStore(Ref, Ctx))
-    return std::nullopt;
   const ValueDecl *D = Ref->getDecl();
+  std::optional<CudaEvidence> Found;
   if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
     const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
     if (Enumerator->getName() == "CUDA" && Enum &&
         Enum->getName() == "DeviceType")
-      return CudaEvidence{true, Ref->getLocation(), "uses DeviceType::CUDA"};
+      Found = CudaEvidence{true, Ref->getLocation(), "uses DeviceType::CUDA"};
   }
-  if (D->getIdentifier() && D->getName() == "kCUDA")
-    return CudaEvidence{true, Ref->getLocation(), "uses kCUDA"};
-  return std::nullopt;
+  if (!Found && D->getIdentifier() && D->getName() == "kCUDA")
+    Found = CudaEvidence{true, Ref->getLocation(), "uses kCUDA"};
+  // Only a CUDA reference is looked at in context: the walk meets every
+  // reference of the unit.
+  if (Found && isOverwrittenStore(Ref, Ctx))
+    return std::nullopt;
+  return Found;
 }
 
 std::optional<CudaEvidence> evidenceInCall(const CallExpr *Call) {

@@ -90,26 +90,13 @@ std::optional<std::string> indirectCallKey(const CallExpr *Call,
   return pointerKey(Pointee, Ctx);
 }
 
-/// The index key of the pointer \p Ref makes when it names a function of
-/// the program without calling it (`{"cub", Blur_CUB}`, `step = &advance`).
-std::optional<std::string> addressTakenKey(const DeclRefExpr *Ref,
-                                           ASTContext &Ctx) {
-  const auto *Function = dyn_cast<FunctionDecl>(Ref->getDecl());
-  if (!Function || isa<CXXMethodDecl>(Function) ||
-      Ctx.getSourceManager().isInSystemHeader(
-          Ctx.getSourceManager().getExpansionLoc(Function->getLocation())))
-    return std::nullopt;
-  // Not the callee of a call (`f(x)` names f through a decay to a
-  // pointer, then calls it).
-  const Stmt *Parent = parentStmt(Ref, Ctx);
-  while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(Parent)) {
-    if (const auto *Call = dyn_cast_or_null<CallExpr>(parentStmt(Parent, Ctx));
-        Call && Call->getCallee() == Parent)
-      return std::nullopt;
-    Parent = parentStmt(Parent, Ctx);
-  }
-  if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
-      Call && Call->getCallee() == Ref)
+/// The index key of a pointer to \p Function, a function of the program
+/// (not a method, not a library's).
+std::optional<std::string> functionPointerKey(const FunctionDecl *Function,
+                                              ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (isa<CXXMethodDecl>(Function) ||
+      SM.isInSystemHeader(SM.getExpansionLoc(Function->getLocation())))
     return std::nullopt;
   const auto *Type = Function->getType()->getAs<FunctionProtoType>();
   if (!Type)
@@ -169,8 +156,12 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   auto AddDirect = [&](const Stmt *Site, const FunctionDecl *Callee) {
     Calls.push_back({Site, Callee, functionKey(Callee)});
   };
+  // The names that calls call (`f` of `f(x)`), met before the names
+  // themselves: naming a function anywhere else takes its address.
+  llvm::DenseSet<const Expr *> CalledNames;
   auto OnStmt = [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      CalledNames.insert(Call->getCallee()->IgnoreParenImpCasts());
       if (const FunctionDecl *Callee = stepCallee(Call); InUserCode(Callee))
         AddDirect(Call, Callee);
       else if (std::optional<std::string> Key = indirectCallKey(Call, Ctx))
@@ -189,10 +180,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
             Class && DefinedElsewhere(Class->getDestructor()))
           AddDirect(Declaration, Class->getDestructor());
     } else if (const auto *Ref = dyn_cast<DeclRefExpr>(&S)) {
-      if (std::optional<std::string> Key = addressTakenKey(Ref, Ctx))
-        AddressTaken.emplace_back(std::move(*Key),
-                                  functionKey(cast<FunctionDecl>(
-                                      Ref->getDecl()->getCanonicalDecl())));
+      if (const auto *Function = dyn_cast<FunctionDecl>(Ref->getDecl());
+          Function && !CalledNames.contains(Ref))
+        if (std::optional<std::string> Key = functionPointerKey(Function, Ctx))
+          AddressTaken.emplace_back(std::move(*Key),
+                                    functionKey(Function->getCanonicalDecl()));
     }
     return WalkStep::Continue;
   };

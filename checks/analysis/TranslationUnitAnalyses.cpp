@@ -67,4 +67,11 @@ LoopRole TranslationUnitAnalyses::roleOf(const Stmt *Loop) {
   return It->second;
 }
 
+bool TranslationUnitAnalyses::inSteadyLoop(
+    const ExecutionFrequency &Frequency) {
+  return llvm::any_of(Frequency.Loops, [&](const EnclosingLoop &Loop) {
+    return roleOf(Loop.Loop) == LoopRole::Steady;
+  });
+}
+
 } // namespace clang::tidy::xfer

@@ -50,6 +50,9 @@ public:
 
   /// classifyLoop() with the project index, once per loop.
   LoopRole roleOf(const Stmt *Loop);
+  /// True if one of the loops around a statement (\p Frequency's) is a
+  /// steady loop: not only setup, teardown or timing.
+  bool inSteadyLoop(const ExecutionFrequency &Frequency);
 
 private:
   ASTContext &Ctx;
