@@ -303,6 +303,12 @@ void DeviceMismatchCheck::checkModuleCall(const CallExpr *Call,
     if (ModuleOnDevice && Forward && I >= First &&
         onlyReadOnHost(Forward, I - First, Ctx))
       continue;
+    // Nor is one the module's forward moves where it needs it, here or in
+    // the file that defines it.
+    if (Forward && I >= First &&
+        (movesParameterItself(Forward, I - First, Analyses->devices()) ||
+         (Facts && Facts->movesParameter(Forward, I - First))))
+      continue;
     collectTensors(Call->getArg(I), Inputs);
   }
   for (const Expr *Input : Inputs) {

@@ -389,9 +389,12 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
       return H->Kind == HazardKind::DeviceToHostCopy &&
              copiesOutputOfNewInput(Path->Steps.back(),
                                     Frequency.Loops.front().Loop, Ctx);
-    return H->Kind == HazardKind::DeviceToHostCopy
-               ? consumesCopiedOutput(Call, IterationBody, Ctx)
-               : writesReadBackToFile(Call, IterationBody, Ctx);
+    if (H->Kind == HazardKind::DeviceToHostCopy)
+      return consumesCopiedOutput(Call, IterationBody, Ctx);
+    return writesReadBackToFile(Call, IterationBody, Ctx) ||
+           completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
+             return consumesCopiedOutput(Copy, IterationBody, Ctx);
+           });
   };
   const bool ConsumesOutput = ConsumedOnHost();
   if (ConsumesOutput && !ReportOutputReadBacks)
@@ -520,8 +523,14 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   if (lacksCudaEvidence(H))
     return;
-  const bool ConsumesOutput = H.Kind == HazardKind::DeviceToHostCopy &&
-                              consumedInItsFunction(Call, Ctx);
+  // The wait that completes an asynchronous copy of the product is part of
+  // that copy, as necessary as it is.
+  const bool ConsumesOutput =
+      H.Kind == HazardKind::DeviceToHostCopy
+          ? consumedInItsFunction(Call, Ctx)
+          : completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
+              return consumedInItsFunction(Copy, Ctx);
+            });
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   warn(Call, H, *Phrase, Ctx);
@@ -595,6 +604,14 @@ void LoopHazardCheck::noteConsumedOutput(const CallExpr *Copy) {
          "the program writes the value to a file in the same iteration: if "
          "it is the result the program needs, the read is necessary; read "
          "it once",
+         DiagnosticIDs::Note);
+    return;
+  }
+  if (isBareWait(Copy)) {
+    diag(Copy->getExprLoc(),
+         "the wait completes an asynchronous copy whose result the host "
+         "uses in the same iteration: if it is the result the program "
+         "needs, the wait is necessary",
          DiagnosticIDs::Note);
     return;
   }

@@ -3212,6 +3212,57 @@ void run(torch::nn::Linear &Model, torch::optim::Optimizer &Opt, int Epochs) {
   EXPECT_EQ(1u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
 }
 
+// A function that runs a training loop of its own does the rest of its work
+// once per run: an evaluation helper it calls after training reads once per
+// experiment of the sweep that calls it, not on every step. The same helper
+// called in the sweep's loop directly runs on every iteration.
+TEST_F(ToolTest, HelpersAfterATrainingLoopRunOncePerRun) {
+  std::string Eval = write("eval.cpp", R"cpp(#include <torch/torch.h>
+double evaluate(torch::nn::Linear &Model, torch::Tensor X) {
+  auto Error = Model(X).sum();
+  return Error.item<double>();
+}
+)cpp");
+  std::string Train = write("train.cpp", R"cpp(#include <torch/torch.h>
+double evaluate(torch::nn::Linear &Model, torch::Tensor X);
+double train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+             int Epochs) {
+  auto X = torch::ones({4}, torch::kCUDA);
+  for (int E = 0; E < Epochs; ++E) {
+    auto Loss = Model(X).mean();
+    Loss.backward();
+    Opt.step();
+  }
+  return evaluate(Model, X);
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <torch/torch.h>
+double train(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+             int Epochs);
+double evaluate(torch::nn::Linear &Model, torch::Tensor X);
+void sweep(torch::nn::Linear &Model, torch::optim::Optimizer &Opt,
+           int Runs) {
+  for (int R = 0; R < Runs; ++R)
+    train(Model, Opt, 1000);
+}
+void monitor(torch::nn::Linear &Model, int Frames) {
+  auto X = torch::ones({4}, torch::kCUDA);
+  for (int F = 0; F < Frames; ++F)
+    evaluate(Model, X * F);
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Eval, Train, Main, "--", "-std=c++17",
+                            "-isystem", StubInclude});
+  EXPECT_EQ(1, R.Status) << R.Err;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("eval.cpp:4:16: warning: 'item<double>()' "
+                       "synchronizes with the GPU on every call of "
+                       "'evaluate()', which runs on every iteration of the "
+                       "loop at main.cpp:12"))
+      << R.Out;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count("warning:")) << R.Out;
+}
+
 // A helper in another file that copies a tensor to the host and hands the
 // values on: called from an inference loop it returns the loop's product
 // (necessary); called from a training loop it serves previews or metrics.

@@ -2,6 +2,7 @@
 
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
+#include "analysis/AstWalk.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
@@ -387,6 +388,43 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth) {
   if (!Callee || !Callee->getIdentifier())
     return false;
   llvm::StringRef Name = Callee->getName();
+  // Every tensor argument 0-dim, and at least one.
+  auto ZeroDimArguments = [&] {
+    bool HasTensor = false;
+    for (const Expr *Arg : Call->arguments()) {
+      if (!isTensorType(Arg->getType()))
+        continue;
+      if (!isZeroDimTensor(Arg, Depth + 1))
+        return false;
+      HasTensor = true;
+    }
+    return HasTensor;
+  };
+  // A helper of the program that only computes with its parameters
+  // (`sqrt((w + pad) * (h + pad))`), given 0-dim tensors: no tensor of
+  // its own (a factory, a member, a global) can add a dimension.
+  if (!isInTorchNamespace(Callee) &&
+      !(isa<CXXMemberCallExpr>(Call) &&
+        isTensorType(cast<CXXMemberCallExpr>(Call)
+                         ->getImplicitObjectArgument()
+                         ->getType()))) {
+    const FunctionDecl *Definition = Callee->getDefinition();
+    if (!Definition || !Definition->getBody() || !ZeroDimArguments())
+      return false;
+    return !containsMatch<Expr>(Definition->getBody(), [](const Expr &Use) {
+      if (const auto *Inner = dyn_cast<CallExpr>(&Use))
+        if (std::optional<TorchCall> Made = identifyTorchCall(Inner))
+          return Made->Op == TorchOp::Factory || Made->Op == TorchOp::FromBlob;
+      const ValueDecl *Named = nullptr;
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(&Use))
+        Named = Ref->getDecl();
+      else if (const auto *Member = dyn_cast<MemberExpr>(&Use))
+        Named = Member->getMemberDecl();
+      const auto *Var = dyn_cast_or_null<VarDecl>(Named);
+      return Named && isTensorType(Named->getType()) &&
+             !(Var && Var->hasLocalStorage());
+    });
+  }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
     // Full reductions: t.sum(), t.mean(), ...
     bool NoExplicitArgs = llvm::all_of(Call->arguments(), [](const Expr *A) {
@@ -399,10 +437,13 @@ bool isZeroDimTensor(const Expr *E, unsigned Depth) {
                .Cases("amax", "amin", "all", "any", "std", "var", true)
                .Default(false);
   }
-  if (!isInTorchNamespace(Callee))
-    return false;
   if (Name == "scalar_tensor")
     return true;
+  // Elementwise functions of 0-dim tensors.
+  if (llvm::is_contained({"max", "min", "maximum", "minimum", "sqrt", "exp",
+                          "log", "abs", "pow", "clamp", "sigmoid", "tanh"},
+                         Name))
+    return ZeroDimArguments();
   // torch::tensor(2.0): a scalar rather than a list of values.
   if (Name == "tensor" && Call->getNumArgs() >= 1) {
     // The value reaches the parameter through Scalar/ArrayRef conversions.
@@ -440,6 +481,18 @@ bool runsThrustOnDevice(const CallExpr *Call) {
       return true;
   }
   return false;
+}
+
+const Expr *thrustPolicyStream(const CallExpr *Call) {
+  if (Call->getNumArgs() == 0)
+    return nullptr;
+  const auto *On = dyn_cast<CXXMemberCallExpr>(
+      Call->getArg(0)->IgnoreImplicit()->IgnoreParens());
+  const CXXMethodDecl *Method = On ? On->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() || Method->getName() != "on" ||
+      On->getNumArgs() != 1)
+    return nullptr;
+  return On->getArg(0);
 }
 
 llvm::StringRef thrustBlockingAlgorithmName(const CallExpr *Call) {

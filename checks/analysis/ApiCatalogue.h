@@ -79,6 +79,10 @@ bool isThrustDeviceVector(const CXXRecordDecl *Class);
 /// (`device_ptr`, `device_vector`).
 bool runsThrustOnDevice(const CallExpr *Call);
 
+/// The stream that the execution policy of the Thrust algorithm \p Call
+/// names (`thrust::cuda::par.on(stream)`), or null when it names none.
+const Expr *thrustPolicyStream(const CallExpr *Call);
+
 /// The name of the Thrust algorithm \p Call runs on the device (with
 /// `thrust::device` or device iterators: `device_ptr`, `device_vector`)
 /// that blocks the host: one whose result comes back as a value

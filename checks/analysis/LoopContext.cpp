@@ -2327,10 +2327,12 @@ LoopRole classifyLoop(const Stmt *Loop, ASTContext &Ctx,
     TimedAfter |= callsTimer(*After);
   // A timed loop whose iterations differ is the algorithm being timed, and
   // so is one that runs until a value read back from the device says it is
-  // done (a colouring or a solver to convergence), or one that trains (a
-  // training run timed as a whole).
+  // done (a colouring or a solver to convergence), one that trains (a
+  // training run timed as a whole), or one that reads new input on each
+  // iteration (a video's frames processed and timed for a frame rate).
   return TimedBefore && TimedAfter && !iterationsDiffer(Loop) &&
-                 !runsUntilDeviceSaysDone(Loop, Ctx) && !trainsInLoop(Loop, SM)
+                 !runsUntilDeviceSaysDone(Loop, Ctx) &&
+                 !trainsInLoop(Loop, SM) && !readsNewInput(loopBody(Loop), Ctx)
              ? LoopRole::TimingHarness
              : LoopRole::Steady;
 }
@@ -3293,6 +3295,23 @@ bool waitsBesideReadBack(
                        Where->Body.rend());
 }
 
+bool completesAsyncReadBack(
+    const CallExpr *Wait, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsOutput) {
+  if (!isBareWait(Wait))
+    return false;
+  return waitsBesideReadBack(Wait, Ctx, [&](const CallExpr *Other) {
+    std::optional<CudaApi> Api = identifyCudaCall(Other);
+    if (Other == Wait || !Api || !isAsyncCopy(*Api))
+      return false;
+    std::optional<unsigned> KindArg = memcpyKindArgIndex(*Api);
+    return KindArg && *KindArg < Other->getNumArgs() &&
+           evaluateMemcpyKind(Other->getArg(*KindArg), Ctx) ==
+               MemcpyDirection::DeviceToHost &&
+           IsOutput(Other);
+  });
+}
+
 bool waitsBesideBlockingTransfer(const CallExpr *Wait, DeviceInference &Devices,
                                  bool CallOnlyWaits) {
   return (CallOnlyWaits || isBareWait(Wait)) &&
@@ -3320,9 +3339,28 @@ std::optional<bool> firstWorkOnDefaultStream(const Stmt *S, ASTContext &Ctx,
                                              unsigned Depth) {
   std::optional<bool> Found;
   walkStmt(S, [&](const Stmt &Node) {
+    // A thrust::device_vector made with a size or contents allocates and
+    // fills it on the default stream.
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(&Node)) {
+      if (isThrustDeviceVector(Construct->getConstructor()->getParent()) &&
+          llvm::any_of(Construct->arguments(), [](const Expr *A) {
+            return !isa<CXXDefaultArgExpr>(A);
+          })) {
+        Found = true;
+        return WalkStep::Stop;
+      }
+      return WalkStep::Continue;
+    }
     const auto *Call = dyn_cast<CallExpr>(&Node);
     if (!Call)
       return WalkStep::Continue;
+    // A Thrust algorithm runs on the default stream unless its policy names
+    // another (`thrust::cuda::par.on(stream)`).
+    if (runsThrustOnDevice(Call)) {
+      const Expr *Stream = thrustPolicyStream(Call);
+      Found = !Stream || isDefaultStream(Stream, Ctx);
+      return WalkStep::Stop;
+    }
     if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(Call)) {
       const CallExpr *Config = Launch->getConfig();
       Found = !Config || Config->getNumArgs() < 4 ||

@@ -240,6 +240,15 @@ bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
+/// True if the bare wait \p Wait completes an asynchronous device-to-host
+/// copy beside it (nothing that queues device work in between) that
+/// \p IsOutput accepts: `cudaMemcpyAsync(h_out, d_out, ..., stream);
+/// cudaStreamSynchronize(stream);` waits for what that copy brings back, so
+/// it is part of that read-back and judged with it.
+bool completesAsyncReadBack(
+    const CallExpr *Wait, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsOutput);
+
 /// waitsBesideReadBack for the copies isBlockingTransfer accepts (blocking
 /// read-backs and uploads): true if the bare wait \p Wait (or, when
 /// \p CallOnlyWaits, a call of a helper that only waits, such as an error

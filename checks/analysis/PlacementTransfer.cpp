@@ -585,6 +585,9 @@ DeviceInference::evaluateTensor(const Expr *Original) {
   // Operands whose placement is still being evaluated (a loop-carried
   // X = X * s) say nothing; only an operand known to be unknown does.
   bool SawCycle = false, SawUnknown = false;
+  // A 0-dim host operand (`torch::tensor(w) / x`) is read as a scalar: the
+  // result is where the other operands are, if any is known.
+  std::optional<PlacementFact> ScalarOnHost;
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
     llvm::SmallVector<const Expr *, 4> Operands;
     argumentOperands(Call->getArg(I), Operands);
@@ -592,11 +595,18 @@ DeviceInference::evaluateTensor(const Expr *Original) {
       if (!isTensorLikeType(Operand->getType()))
         continue;
       std::optional<PlacementFact> Where = evaluateTensor(Operand);
+      if (Where && isHostPlacement(Where->Where) && !ScalarOnHost &&
+          isZeroDimTensor(Operand)) {
+        ScalarOnHost = Where;
+        continue;
+      }
       if (Where && Where->Where != Placement::Unknown)
         return deviceSideOfMix(Call, Operand, *Where).value_or(*Where);
       (Where ? SawUnknown : SawCycle) = true;
     }
   }
+  if (ScalarOnHost && !SawUnknown && !SawCycle)
+    return ScalarOnHost;
   if (SawCycle && !SawUnknown)
     return std::nullopt;
   return PlacementFact{};

@@ -1,6 +1,7 @@
 //===--- ProjectFacts.cpp - facts about a program across translation units ===//
 
 #include "analysis/ProjectFacts.h"
+#include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
 #include "analysis/CallSummaries.h"
@@ -242,6 +243,13 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       It->second = classifyLoop(Loop, Ctx);
     return It->second;
   };
+  llvm::DenseMap<const FunctionDecl *, bool> Training;
+  auto RunsTraining = [&](const FunctionDecl *Function) {
+    auto [It, Inserted] = Training.try_emplace(Function, false);
+    if (Inserted)
+      It->second = runsTrainingEpoch(Function, Ctx);
+    return It->second;
+  };
   CallSummaries Summaries(Devices, /*ReportUnknownPlacement=*/false);
   // A call through a pointer may enter any function of its type whose
   // address the program takes: the index links them as if the pointer's
@@ -266,7 +274,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     // the call runs once per round of that loop: not on every step.
     if (Frequency.Guard == GuardKind::None && !Frequency.isEpochLevel()) {
       if (!Frequency.inLoop()) {
-        if (const FunctionDecl *Caller = enclosingFunction(Site, Ctx))
+        // A function that runs a training loop of its own does the rest of
+        // its work once per run (or epoch), however often it is called: its
+        // calls outside that loop are not on its callers' steps.
+        const FunctionDecl *Caller = enclosingFunction(Site, Ctx);
+        if (Caller && !RunsTraining(Caller))
           Facts.Calls.emplace_back(functionKey(Caller), CalleeKey);
       } else if (llvm::any_of(Frequency.Loops,
                               [&](const EnclosingLoop &L) {
@@ -332,6 +344,12 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                                 Call->getArg(I + First),
                                 Callee->getParamDecl(I)->getType()));
   }
+  for (const FunctionDecl *Function : Definitions)
+    if (isModuleForward(Function))
+      for (unsigned I = 0; I < Function->getNumParams(); ++I)
+        if (movesParameterItself(Function, I, Devices))
+          Facts.MovedParameters.insert(functionKey(Function) + "#" +
+                                       std::to_string(I));
   for (const FunctionDecl *Function : Definitions) {
     Placement Returned = Devices.returnPlacement(Function).Where;
     if (Returned != Placement::Unknown)
@@ -431,6 +449,34 @@ const StepOrigin *ProjectFacts::stepOrigin(const FunctionDecl *Function) const {
   return It == Steps.end() ? nullptr : &It->second;
 }
 
+bool movesParameterItself(const FunctionDecl *Function, unsigned Index,
+                          DeviceInference &Devices) {
+  const FunctionDecl *Definition =
+      Function ? Function->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() ||
+      Index >= Definition->getNumParams())
+    return false;
+  const ParmVarDecl *Param = Definition->getParamDecl(Index);
+  return containsMatch<CallExpr>(
+      Definition->getBody(), [&](const CallExpr &Call) {
+        std::optional<TorchCall> Move = identifyTorchCall(&Call);
+        if (!Move || !Move->Subject ||
+            (Move->Op != TorchOp::Cuda &&
+             !(Move->Op == TorchOp::To && Call.getNumArgs() > 0 &&
+               Devices.deviceValue(Call.getArg(0)))))
+          return false;
+        const auto *Ref =
+            dyn_cast<DeclRefExpr>(Move->Subject->IgnoreParenImpCasts());
+        return Ref && Ref->getDecl() == Param;
+      });
+}
+
+bool ProjectFacts::movesParameter(const FunctionDecl *Function,
+                                  unsigned Index) const {
+  return MovedParameters.contains(functionKey(Function) + "#" +
+                                  std::to_string(Index));
+}
+
 void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
   const llvm::json::Object *Object = TranslationUnit.getAsObject();
   if (!Object)
@@ -445,6 +491,10 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const llvm::json::Value &Key : *Evaluation)
       if (std::optional<llvm::StringRef> Name = Key.getAsString())
         EvaluationCalls.insert(*Name);
+  if (const llvm::json::Array *Moved = Object->getArray("movedParameters"))
+    for (const llvm::json::Value &Key : *Moved)
+      if (std::optional<llvm::StringRef> Name = Key.getAsString())
+        MovedParameters.insert(*Name);
   if (const llvm::json::Array *Training = Object->getArray("trainingLoops"))
     for (const llvm::json::Value &Loop : *Training)
       if (std::optional<llvm::StringRef> Where = Loop.getAsString())
@@ -555,6 +605,9 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Evaluation;
   for (const auto &Entry : EvaluationCalls)
     Evaluation.push_back(Entry.first().str());
+  llvm::json::Array Moved;
+  for (const auto &Entry : MovedParameters)
+    Moved.push_back(Entry.first().str());
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
@@ -575,6 +628,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"trainingLoops", std::move(Training)},
                             {"inputLoops", std::move(Input)},
                             {"evaluationCalls", std::move(Evaluation)},
+                            {"movedParameters", std::move(Moved)},
                             {"functions", std::move(Defined)},
                             {"calls", std::move(Edges)}};
 }

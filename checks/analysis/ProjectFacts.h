@@ -106,6 +106,10 @@ public:
   /// step.
   bool drivenByNewInput(const FunctionDecl *Function) const;
 
+  /// True if \p Function (a module's forward), in the file that defines
+  /// it, moves its parameter \p Index to a device itself.
+  bool movesParameter(const FunctionDecl *Function, unsigned Index) const;
+
   /// Whether running \p Function queues device work (a kernel launch,
   /// LibTorch operation or CUDA library routine), directly or through what
   /// it calls, as the file that defines it shows; none when no file of the
@@ -150,8 +154,17 @@ private:
   llvm::StringSet<> InputLoops;
   /// The functions some evaluation pass calls.
   llvm::StringSet<> EvaluationCalls;
+  /// "<function key>#<index>" of the parameters movesParameterItself()
+  /// holds for.
+  llvm::StringSet<> MovedParameters;
   bool UsesCuda = false;
 };
+
+/// True if \p Function (a module's forward) moves parameter \p Index to a
+/// device itself (`x = x.to(device)`, `x.cuda()`) in its definition, if this
+/// translation unit has it: a caller's tensor may be anywhere.
+bool movesParameterItself(const FunctionDecl *Function, unsigned Index,
+                          DeviceInference &Devices);
 
 } // namespace clang::tidy::xfer
 

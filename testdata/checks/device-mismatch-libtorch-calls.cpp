@@ -96,3 +96,22 @@ void elementsOfHostLists(torch::Tensor Gradient, int64_t Trials) {
   (void)(Rows[0] * G);
   // XFER-WARNING: :[[@LINE-1]]:18: warning: 'operator*' mixes a cpu tensor and a cuda tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
 }
+
+// A helper of the program that computes only with its parameters returns a
+// 0-dim tensor when given 0-dim tensors; a host scalar tensor divided by a
+// CUDA tensor leaves a CUDA tensor. A helper that makes a full-size tensor
+// of its own does not return a scalar.
+torch::Tensor boxArea(torch::Tensor W, torch::Tensor H) {
+  torch::Tensor Pad = (W + H) * 0.5;
+  return (W + Pad) * (H + Pad);
+}
+torch::Tensor padded(torch::Tensor W) { return W + torch::ones({3}); }
+void scalarsThroughHelpers(float Width, float Height) {
+  auto Box = torch::randn({4}, torch::kCUDA);
+  (void)(boxArea(Box, Box) /
+         boxArea(torch::tensor(Width), torch::tensor(Height)));
+  auto Ratio = torch::tensor(Width / Height) / Box;
+  (void)(Ratio * Box);
+  (void)(Box * padded(torch::tensor(Width)));
+  // XFER-WARNING: :[[@LINE-1]]:14: warning: 'operator*' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

@@ -293,3 +293,30 @@ struct RecurrentImpl : torch::nn::Module {
     return Out;
   }
 };
+
+// A module whose forward moves its input where it needs it takes a tensor
+// from anywhere; one whose forward only converts the type does not.
+struct SelfPlacingImpl : torch::nn::Module {
+  torch::nn::Linear Fc{16, 4};
+  torch::Tensor forward(torch::Tensor X) {
+    X = X.to(torch::kCUDA);
+    return Fc(X);
+  }
+};
+struct TypeConvertingImpl : torch::nn::Module {
+  torch::nn::Linear Fc{16, 4};
+  torch::Tensor forward(torch::Tensor X) {
+    X = X.to(torch::kFloat);
+    return Fc(X);
+  }
+};
+void modulesThatPlaceTheirInput() {
+  auto SelfPlacing = std::make_shared<SelfPlacingImpl>();
+  auto TypeConverting = std::make_shared<TypeConvertingImpl>();
+  SelfPlacing->to(torch::kCUDA);
+  TypeConverting->to(torch::kCUDA);
+  auto Board = torch::zeros({1, 16});
+  (void)SelfPlacing->forward(Board);
+  (void)TypeConverting->forward(Board);
+  // XFER-WARNING: :[[@LINE-1]]:25: warning: calling 'TypeConverting' mixes a cuda module and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+}

@@ -171,6 +171,37 @@ void handOff(float *Data, cudaStream_t *Streams, int Frames) {
   }
 }
 
+// Thrust hands on the same way: a device_vector made with a size and an
+// algorithm without a stream policy run on the default stream; one whose
+// policy names the waited stream runs after the wait anyway.
+#include <thrust/copy.h>
+#include <thrust/device_ptr.h>
+#include <thrust/device_vector.h>
+void thrustHandOff(unsigned char *Device, unsigned char *Host, int N,
+                   cudaStream_t *Streams, int Frames) {
+  thrust::device_ptr<unsigned char> In(Device);
+  for (int F = 0; F < Frames; ++F) {
+    cudaMemcpyAsync(Device, Host, N, cudaMemcpyHostToDevice, Streams[0]);
+    cudaStreamSynchronize(Streams[0]);
+    thrust::device_vector<unsigned char> Planes(N);
+    // XFER-WARNING: :[[@LINE-1]]:42: warning: 'Planes' synchronizes with the GPU when it is created and when it goes out of scope on every iteration of the loop at line 183: the host waits for all queued device work; create it once before the loop and reuse it [xfer-sync-in-loop]
+    // XFER-NOTE: :183:3: note: loop starts here
+    thrust::copy(In, In + N, Planes.begin());
+  }
+  for (int F = 0; F < Frames; ++F) {
+    cudaMemcpyAsync(Device, Host, N, cudaMemcpyHostToDevice, Streams[0]);
+    cudaStreamSynchronize(Streams[0]);
+    thrust::copy(In, In + N, In + N);
+  }
+  for (int F = 0; F < Frames; ++F) {
+    cudaMemcpyAsync(Device, Host, N, cudaMemcpyHostToDevice, Streams[0]);
+    cudaStreamSynchronize(Streams[0]);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the GPU on every iteration of the loop at line 196: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :196:3: note: loop starts here
+    thrust::copy(thrust::cuda::par.on(Streams[0]), In, In + N, In + N);
+  }
+}
+
 // An error-check macro's block between the wait and the copy queues no
 // device work: the wait is still beside the copy.
 #define CHECK_LAST_ERROR()                                                     \

@@ -2,6 +2,7 @@
 // an inline namespace of thrust.
 #pragma once
 #include <cstddef>
+#include <thrust/device_ptr.h>
 
 namespace thrust {
 inline namespace THRUST_STUB_NS {
@@ -12,6 +13,9 @@ public:
   device_vector(std::size_t Size, const T &Value);
   ~device_vector();
   T *data();
+  // Thrust's iterator wraps a device_ptr.
+  device_ptr<T> begin();
+  device_ptr<T> end();
   std::size_t size() const;
 };
 } // namespace THRUST_STUB_NS
