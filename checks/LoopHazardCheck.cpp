@@ -164,7 +164,8 @@ namespace {
 
 /// True if \p Copy, a cudaMemcpy to the host in \p Function, fills memory
 /// the caller passed for the result (`ImageU8 &out` of a filter another
-/// file calls per image) and that the function did not upload from: the
+/// file calls per image, or the buffer a struct taken by value points at)
+/// and that the function did not upload from: the
 /// function's product, which its caller consumes. A buffer uploaded and
 /// copied back (an in-out state) is not.
 bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
@@ -175,8 +176,15 @@ bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
     return false;
   const auto *Result =
       dyn_cast_or_null<ParmVarDecl>(rootVariable(Copy->getArg(0)));
+  // A struct taken by value carries the caller's buffer in a pointer field
+  // (`C.elements`).
+  const auto *Field =
+      dyn_cast<MemberExpr>(Copy->getArg(0)->IgnoreParenImpCasts());
+  const bool CarriesCallerBuffer = Result &&
+                                   Result->getType()->isRecordType() && Field &&
+                                   Field->getType()->isPointerType();
   if (!Result || !(Result->getType()->isReferenceType() ||
-                   Result->getType()->isPointerType()))
+                   Result->getType()->isPointerType() || CarriesCallerBuffer))
     return false;
   return !containsMatch<CallExpr>(
       Function->getBody(), [&](const CallExpr &Call) {

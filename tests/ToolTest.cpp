@@ -3540,6 +3540,53 @@ void process(const std::vector<std::string> &Files,
   EXPECT_EQ(3u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
 }
 
+// A helper of another file given a struct by value whose pointer field is
+// the caller's result buffer: the copy back into it is the helper's product
+// (silent); its per-call allocations stay findings.
+TEST_F(ToolTest, ResultBufferCarriedByAStructIsTheProduct) {
+  std::string Helper = write("matvec.cpp", R"cpp(#include <cuda_runtime.h>
+struct Matrix { int Width, Height; float *Elements; };
+__global__ void multiply(Matrix A, Matrix B, Matrix C);
+void matVec(const Matrix A, const Matrix B, Matrix C) {
+  Matrix DA = A, DB = B, DC = C;
+  size_t Size = A.Width * A.Height * sizeof(float);
+  cudaMalloc((void **)&DA.Elements, Size);
+  cudaMemcpy(DA.Elements, A.Elements, Size, cudaMemcpyHostToDevice);
+  cudaMalloc((void **)&DB.Elements, Size);
+  cudaMemcpy(DB.Elements, B.Elements, Size, cudaMemcpyHostToDevice);
+  cudaMalloc((void **)&DC.Elements, Size);
+  multiply<<<1, 256>>>(DA, DB, DC);
+  cudaMemcpy(C.Elements, DC.Elements, Size, cudaMemcpyDeviceToHost);
+}
+)cpp");
+  std::string Main = write(
+      "main.cpp", R"cpp(struct Matrix { int Width, Height; float *Elements; };
+void matVec(const Matrix A, const Matrix B, Matrix C);
+void push(Matrix &Particles, const Matrix &Field);
+void simulate(Matrix Gradient, Matrix Potential, Matrix Field,
+              Matrix Particles, int Steps) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    matVec(Gradient, Potential, Field);
+    push(Particles, Field);
+  }
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Helper, Main, "--", "-x", "cuda",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "-isystem", StubInclude});
+  for (const char *Line : {"matvec.cpp:7:3: warning: 'cudaMalloc'",
+                           "matvec.cpp:9:3: warning: 'cudaMalloc'",
+                           "matvec.cpp:11:3: warning: 'cudaMalloc'"})
+    EXPECT_NE(std::string::npos,
+              R.Out.find(std::string(Line) +
+                         " synchronizes with the GPU on every call of "
+                         "'matVec()', which runs on every iteration of the "
+                         "loop at main.cpp:6"))
+        << Line << "\n"
+        << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("matvec.cpp:13:")) << R.Out;
+}
+
 // A metrics helper that loops over the samples of a batch: called only from
 // the validation pass of another file, its reads are periodic evaluation
 // (silent); the same kind of helper called from the training loop is hot.

@@ -132,8 +132,33 @@ std::optional<int64_t> unchangedFieldValue(const Expr *E, ASTContext &Ctx) {
 }
 
 /// The period of `X % N`: a constant, or a setting that keeps its default.
+/// The value of a local variable that its initializer sets and nothing
+/// changes (`int checkpoint_every = 1;`, only ever read): every read sees it.
+std::optional<int64_t> unchangedLocalValue(const Expr *E, ASTContext &Ctx) {
+  const auto *Read = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *Var = Read ? dyn_cast<VarDecl>(Read->getDecl()) : nullptr;
+  if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal() || !Var->getInit())
+    return std::nullopt;
+  std::optional<int64_t> Value = evaluateInt(Var->getInit(), Ctx);
+  const auto *Function = dyn_cast<FunctionDecl>(Var->getDeclContext());
+  if (!Value || !Function || !Function->getBody())
+    return std::nullopt;
+  // Any mention but a read of the value may change it.
+  const bool MayChange = containsMatch<DeclRefExpr>(
+      Function->getBody(), [&](const DeclRefExpr &Mention) {
+        if (Mention.getDecl() != Var)
+          return false;
+        const auto *Use =
+            dyn_cast_or_null<ImplicitCastExpr>(parentStmt(&Mention, Ctx));
+        return !Use || Use->getCastKind() != CK_LValueToRValue;
+      });
+  return MayChange ? std::nullopt : Value;
+}
+
 std::optional<int64_t> periodValue(const Expr *N, ASTContext &Ctx) {
   if (std::optional<int64_t> Value = evaluateInt(N, Ctx))
+    return Value;
+  if (std::optional<int64_t> Value = unchangedLocalValue(N, Ctx))
     return Value;
   return unchangedFieldValue(N, Ctx);
 }

@@ -119,7 +119,32 @@ const Expr *ivalueOrigin(const CallExpr *ToTensor) {
       return nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
       const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-      return Var && Var->getInit() ? Var->getInit() : nullptr;
+      if (!Var || !Var->getInit())
+        return nullptr;
+      // Down through the variables a tuple's parts pass (`auto r =
+      // net.forward(in).toTuple(); auto parts = r->elements();`) to the
+      // run, else what the variable holds.
+      const Expr *Init = Var->getInit();
+      for (const Expr *Below = Init; Below && Depth < 8; ++Depth) {
+        Below = stripValueWrappers(Below);
+        const auto *Inner = dyn_cast_or_null<CallExpr>(Below);
+        if (!Inner)
+          break;
+        if (isScriptModuleRun(Inner))
+          return Inner;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Inner))
+          Below = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+        else if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Inner))
+          Below = Method->getImplicitObjectArgument();
+        else
+          break;
+        if (const auto *Next =
+                dyn_cast_or_null<DeclRefExpr>(stripValueWrappers(Below))) {
+          const auto *NextVar = dyn_cast<VarDecl>(Next->getDecl());
+          Below = NextVar ? NextVar->getInit() : nullptr;
+        }
+      }
+      return Init;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (isScriptModuleRun(Call))

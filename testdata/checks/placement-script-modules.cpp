@@ -54,3 +54,19 @@ void pushedInputs(torch::jit::script::Module &Model, torch::Tensor Frame,
     (void)Score;
   }
 }
+
+// A tuple's parts held in variables on the way down to the tensor.
+void partsInVariables(torch::jit::script::Module &Model, torch::Tensor Frame,
+                      int Frames) {
+  for (int I = 0; I < Frames; ++I) {
+    std::vector<torch::jit::IValue> Inputs;
+    Inputs.push_back(Frame.to(torch::kCUDA));
+    auto Results = Model.forward(Inputs).toTuple();
+    auto Parts = Results->elements();
+    torch::Tensor Regression = Parts[0].toTensor();
+    float Offset = Regression.sum().item<float>();
+    // XFER-WARNING: :[[@LINE-1]]:37: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 61: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :61:3: note: loop starts here
+    (void)Offset;
+  }
+}

@@ -85,3 +85,21 @@ void train(float *Data, int Steps, int Argc) {
       cudaDeviceSynchronize();
   }
 }
+
+// The same for a local variable: one set to 1 and only read holds on every
+// iteration; one the program may set again stays a guard.
+void trainWithLocals(float *Data, int Steps, int Argc) {
+  int CheckpointEvery = 1;
+  int PrintEvery = 1;
+  if (Argc > 1)
+    PrintEvery = Argc;
+  for (int Step = 0; Step < Steps; ++Step) {
+    stepKernel<<<1, 32>>>(Data, 32);
+    if (Step % CheckpointEvery == 0)
+      cudaDeviceSynchronize();
+    // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 96: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+    // XFER-NOTE: :96:3: note: loop starts here
+    if (Step % PrintEvery == 0)
+      cudaDeviceSynchronize();
+  }
+}
