@@ -224,8 +224,10 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
       return false;
   }
   // Constant data (filter weights, a constant table) is the same bytes on
-  // every iteration, wherever it is declared.
-  if (holdsConstantValues(Source, Ctx))
+  // every iteration, wherever it is declared; so is a member the program
+  // sets only when the object is set up (an anchor table).
+  if (holdsConstantValues(Source, Ctx) ||
+      (!Source && uploadedSetUpMember(H, enclosingFunction(Call, Ctx), Ctx)))
     return true;
   // A global or static may be changed by any call in the loop, unless it
   // is a constant (`const int zero = 0;` uploaded to reset a counter).
@@ -275,6 +277,16 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "for all queued device work and crosses the host link each "
                 "time")
            << H.Operation << FrequencyPhrase;
+  if (const FieldDecl *Member = uploadedMember(H.Subject);
+      Member && !copiedVariable(H.Subject))
+    return diag(Call->getExprLoc(),
+                "'%0' copies %select{|part of }1member '%2' to the GPU %3, "
+                "but the program sets '%2' only when the object is set up: "
+                "keep a device copy (move it to the device once, or register "
+                "it as a buffer so that moving the module moves it)")
+           << H.Operation
+           << !isa<MemberExpr>(ignoreCopiesAndConversions(H.Subject))
+           << Member->getName() << FrequencyPhrase;
   const VarDecl *Whole = nullptr;
   if (!copiedVariable(H.Subject))
     Whole = slicedVariable(H.Subject);

@@ -480,10 +480,31 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
   if (!Function)
     return true;
-  if (!Facts && !OwnFacts)
+  return !programFacts(Ctx).calledOnlyInEvaluation(Function);
+}
+
+const ProjectFacts &LoopHazardCheck::programFacts(ASTContext &Ctx) {
+  if (Facts)
+    return *Facts;
+  if (!OwnFacts)
     OwnFacts = ProjectFacts::ofTranslationUnit(Ctx, Analyses->devices());
-  const ProjectFacts *Program = Facts ? Facts.get() : OwnFacts.get();
-  return !Program->calledOnlyInEvaluation(Function);
+  return *OwnFacts;
+}
+
+const FieldDecl *LoopHazardCheck::uploadedSetUpMember(
+    const Hazard &H, const FunctionDecl *Uploader, ASTContext &Ctx) {
+  const FieldDecl *Field = H.Kind == HazardKind::HostToDeviceCopy
+                               ? uploadedMember(H.Subject)
+                               : nullptr;
+  if (!Field)
+    return nullptr;
+  const ProjectFacts &Program = programFacts(Ctx);
+  return memberSetAtSetUp(Field, Uploader, Analyses->devices(),
+                          [&](const FunctionDecl *Writer) {
+                            return Program.stepOrigin(Writer) != nullptr;
+                          })
+             ? Field
+             : nullptr;
 }
 
 bool LoopHazardCheck::runsAHandfulOfTimesOnce(
@@ -511,7 +532,8 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   const VarDecl *Source = copiedVariable(H.Subject);
   const bool UploadsConstantData =
       H.Kind == HazardKind::HostToDeviceCopy &&
-      holdsConstantValues(Source ? Source : slicedBuffer(H.Subject), Ctx);
+      (holdsConstantValues(Source ? Source : slicedBuffer(H.Subject), Ctx) ||
+       uploadedSetUpMember(H, enclosingFunction(Call, Ctx), Ctx));
   if ((H.Kind != HazardKind::HostSync &&
        H.Kind != HazardKind::DeviceToHostCopy && !UploadsConstantData) ||
       (!ReportUnknownPlacement && !hasDevicePlacementEvidence(H)) ||

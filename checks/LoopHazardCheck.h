@@ -54,6 +54,17 @@ protected:
   DiagnosticBuilder diag(SourceLocation Loc, llvm::StringRef Message,
                          DiagnosticIDs::Level Level = DiagnosticIDs::Warning);
 
+  /// The program's facts: the project index, or this translation unit's
+  /// own, made when first needed.
+  const ProjectFacts &programFacts(ASTContext &Ctx);
+  /// The tensor member an upload \p H reads (whole or through views), when
+  /// the program sets it only where the object is set up: in constructors,
+  /// or in functions that run on no step, never in \p Uploader. Such a
+  /// member holds the same values on every step. Null otherwise.
+  const FieldDecl *uploadedSetUpMember(const Hazard &H,
+                                       const FunctionDecl *Uploader,
+                                       ASTContext &Ctx);
+
 private:
   const SourceManager *Sources = nullptr;
 

@@ -229,10 +229,13 @@ CallSummaries::summarize(const FunctionDecl *Function) {
         if (std::optional<unsigned> Index = parameterIndex(Function, Source)) {
           if (!Uploads.count(Function))
             Uploads[Function] = ParameterUpload{*Index, HazardPath{*H, {Call}}};
-        } else if (holdsConstantValues(
-                       Source ? Source : slicedBuffer(H->Subject), Ctx)) {
+        } else if (const FieldDecl *Member = uploadedMember(H->Subject);
+                   holdsConstantValues(
+                       Source ? Source : slicedBuffer(H->Subject), Ctx) ||
+                   (Member && memberSetAtSetUp(Member, Function, Devices))) {
           // The same bytes on every call (a filter's weights computed from
-          // constants): a cost of the call wherever it is called from.
+          // constants, an anchor table the constructor built): a cost of
+          // the call wherever it is called from.
           addPath(Result[slot(H->Kind)], HazardPath{*H, {Call}});
         }
         continue;

@@ -4,6 +4,7 @@
 #include "analysis/ApiCatalogue.h"
 #include "analysis/AstUtils.h"
 #include "analysis/AstWalk.h"
+#include "analysis/StepFunctions.h"
 #include "cost/CostModel.h"
 #include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
@@ -468,6 +469,62 @@ const ValueDecl *slicedValue(const Expr *Subject) {
     ThroughView = true;
   }
   return nullptr;
+}
+
+const FieldDecl *uploadedMember(const Expr *Subject) {
+  const Expr *E = Subject;
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = ignoreCopiesAndConversions(E);
+    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+      return Field && isTensorType(Field->getType()) &&
+                     isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())
+                 ? Field
+                 : nullptr;
+    }
+    const auto *View = dyn_cast<CXXMemberCallExpr>(E);
+    const FunctionDecl *Callee = View ? View->getDirectCallee() : nullptr;
+    if (!Callee || !isInTorchNamespace(Callee) || !Callee->getIdentifier() ||
+        !llvm::StringSwitch<bool>(Callee->getName())
+             .Cases("index", "select", "narrow", "slice", "detach", true)
+             .Cases("view", "reshape", "squeeze", "unsqueeze", "flatten", true)
+             .Cases("t", "transpose", "permute", "contiguous", "clone", true)
+             .Default(false))
+      return nullptr;
+    E = View->getImplicitObjectArgument();
+  }
+  return nullptr;
+}
+
+bool memberSetAtSetUp(
+    const FieldDecl *Field, const FunctionDecl *Uploader,
+    DeviceInference &Devices,
+    llvm::function_ref<bool(const FunctionDecl *)> RunsOnSteps) {
+  ASTContext &Ctx = Devices.context();
+  llvm::SmallVector<const FunctionDecl *, 4> Writers;
+  auto OnStmt = [&](const Stmt &S) {
+    const auto *Mention = dyn_cast<MemberExpr>(&S);
+    if (!Mention || Mention->getMemberDecl() != Field ||
+        !mayWriteThrough(Mention, Ctx))
+      return WalkStep::Continue;
+    if (const FunctionDecl *Writer = enclosingFunction(Mention, Ctx);
+        Writer && !llvm::is_contained(Writers, Writer))
+      Writers.push_back(Writer);
+    return WalkStep::Continue;
+  };
+  // The program's own code only: library headers do not name its members.
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      walkDecl(D, OnStmt);
+  return !Writers.empty() &&
+         llvm::all_of(Writers, [&](const FunctionDecl *Writer) {
+           return isa<CXXConstructorDecl>(Writer) ||
+                  (Writer != Uploader &&
+                   !(RunsOnSteps && RunsOnSteps(Writer)) &&
+                   !isCalledInLoopHere(Writer, Devices, Ctx,
+                                       /*OnEveryIteration=*/true));
+         });
 }
 
 const VarDecl *slicedVariable(const Expr *Subject) {

@@ -94,6 +94,21 @@ bool isLoopInvariant(const ValueDecl *Var, const Stmt *Loop, ASTContext &Ctx);
 /// may change and is not written afterwards (`const float *g =
 /// gaussian(15, 2.0f)`). Uploading it on every iteration or call copies the
 /// same bytes each time.
+/// The tensor member of `this` that \p Subject reads, whole or through views
+/// (`anchors_`, `anchors_.narrow(1, 2, 1).t()`); null otherwise.
+const FieldDecl *uploadedMember(const Expr *Subject);
+
+/// True if this translation unit sets the tensor member \p Field only where
+/// its object is set up: some function here writes it (assigns it, changes
+/// it in place), and each is a constructor, or is not \p Uploader, not
+/// reached on every iteration of a loop here and not one \p RunsOnSteps
+/// accepts (the program's step functions). Such a member holds the same
+/// values on every step.
+bool memberSetAtSetUp(
+    const FieldDecl *Field, const FunctionDecl *Uploader,
+    DeviceInference &Devices,
+    llvm::function_ref<bool(const FunctionDecl *)> RunsOnSteps = nullptr);
+
 bool holdsConstantValues(const VarDecl *Var, ASTContext &Ctx);
 
 } // namespace clang::tidy::xfer
