@@ -207,6 +207,13 @@ bool CopyInLoopCheck::shouldReport(const CallExpr *Call, const Hazard &H,
                                    ASTContext &Ctx) {
   if (H.Kind == HazardKind::DeviceToHostCopy)
     return true;
+  // An element of a thrust::device_vector written from the host is a
+  // blocking copy whatever the value; a statement that also reads one
+  // (`u[0] = -u[1]`) is reported at the read.
+  if (readsThrustElement(Call) == std::optional<bool>(false))
+    return !containsMatch<CallExpr>(Call->getArg(1), [](const CallExpr &Read) {
+      return readsThrustElement(&Read) == std::optional<bool>(true);
+    });
   // Moving each new batch to the device is necessary: only a source that
   // is the same on every iteration can be copied once instead.
   const VarDecl *Source = copiedVariable(H.Subject);
@@ -276,6 +283,13 @@ DiagnosticBuilder CopyInLoopCheck::warn(const CallExpr *Call, const Hazard &H,
                 "'%0' copies device memory to the host %1: the copy waits "
                 "for all queued device work and crosses the host link each "
                 "time")
+           << H.Operation << FrequencyPhrase;
+  if (readsThrustElement(Call) == std::optional<bool>(false))
+    return diag(Call->getExprLoc(),
+                "'%0' writes one element of a thrust::device_vector from the "
+                "host %1: each element is a blocking copy to the device; set "
+                "the elements on the device (a kernel, thrust::fill or "
+                "thrust::transform)")
            << H.Operation << FrequencyPhrase;
   if (const FieldDecl *Member = uploadedMember(H.Subject);
       Member && !copiedVariable(H.Subject))

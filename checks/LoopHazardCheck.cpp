@@ -450,8 +450,11 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
     return false;
   // Costs that are paid once (setup and teardown loops) or on purpose
-  // (timing harnesses) are not hazards, unless a loop around them is hot.
-  if (!ReportSetupAndTimingLoops && !Analyses->inSteadyLoop(Frequency))
+  // (timing harnesses) are not hazards, unless a loop around them is hot,
+  // or their function runs on every step of a loop in another file (a
+  // boundary update copying one element at a time).
+  if (!ReportSetupAndTimingLoops && !Analyses->inSteadyLoop(Frequency) &&
+      !inStepOfAnotherFile(S, Frequency, Ctx))
     return false;
   // Repetitions timed in a loop over configurations (trials of a solver
   // for each block shape): a sweep of benchmarks, not a step.
@@ -481,6 +484,18 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   if (!Function)
     return true;
   return !programFacts(Ctx).calledOnlyInEvaluation(Function);
+}
+
+bool LoopHazardCheck::inStepOfAnotherFile(const Stmt *S,
+                                          const ExecutionFrequency &Frequency,
+                                          ASTContext &Ctx) {
+  if (!Facts || !llvm::all_of(Frequency.Loops, [&](const EnclosingLoop &L) {
+        return Analyses->roleOf(L.Loop) == LoopRole::SetupOrTeardown;
+      }))
+    return false;
+  const FunctionDecl *Function = enclosingFunction(S, Ctx);
+  return Function && Facts->stepOrigin(Function) &&
+         !isCalledInLoopHere(Function, Analyses->devices(), Ctx);
 }
 
 const ProjectFacts &LoopHazardCheck::programFacts(ASTContext &Ctx) {

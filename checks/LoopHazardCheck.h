@@ -101,6 +101,11 @@ private:
   /// evaluation pass.
   bool runsOnHotIterations(const Stmt *S, const ExecutionFrequency &Frequency,
                            ASTContext &Ctx);
+  /// True if \p S runs only in loops that issue no device work of their
+  /// own (a pass over elements), in a function that a loop in another file
+  /// calls on every iteration: each step pays the whole pass.
+  bool inStepOfAnotherFile(const Stmt *S, const ExecutionFrequency &Frequency,
+                           ASTContext &Ctx);
   /// True for a LibTorch hazard in a program that shows no CUDA use.
   bool lacksCudaEvidence(const Hazard &H) const;
   /// True if the host uses what \p Copy brings back in the function that

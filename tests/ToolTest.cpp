@@ -3587,6 +3587,44 @@ void simulate(Matrix Gradient, Matrix Potential, Matrix Field,
   EXPECT_EQ(std::string::npos, R.Out.find("matvec.cpp:13:")) << R.Out;
 }
 
+// A pass over elements that issues no device work of its own is set-up
+// work, unless its function runs on every step of a loop in another file:
+// then each step pays for the whole pass.
+TEST_F(ToolTest, ElementPassesOfAStepFunctionInAnotherFileAreHot) {
+  std::string Boundary = write("boundary.cu", R"cpp(#include <cuda_runtime.h>
+float sumBoundary(float *DeviceP, int N) {
+  float Sum = 0;
+  for (int J = 0; J < N; ++J) {
+    float V;
+    cudaMemcpy(&V, DeviceP + J * N, sizeof(float), cudaMemcpyDeviceToHost);
+    Sum += V;
+  }
+  return Sum;
+}
+)cpp");
+  std::string Main = write("main.cu", R"cpp(#include <cuda_runtime.h>
+#include <cstdio>
+__global__ void step(float *P, int N);
+float sumBoundary(float *DeviceP, int N);
+void solve(float *DeviceP, int N, int Steps) {
+  for (int T = 0; T < Steps; ++T) {
+    step<<<1, 256>>>(DeviceP, N);
+    std::printf("%f\n", sumBoundary(DeviceP, N));
+  }
+  std::printf("%f\n", sumBoundary(DeviceP, N));
+}
+)cpp");
+  RunOutcome R = run(Tool, {"--no-cache", Boundary, Main, "--", "-x", "cuda",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("boundary.cu:6:5: warning: 'cudaMemcpy' copies device "
+                       "memory to the host on every iteration of the loop at "
+                       "line 4"))
+      << R.Out << R.Err;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+}
+
 // A metrics helper that loops over the samples of a batch: called only from
 // the validation pass of another file, its reads are periodic evaluation
 // (silent); the same kind of helper called from the training loop is hot.

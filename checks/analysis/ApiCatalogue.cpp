@@ -483,6 +483,28 @@ bool runsThrustOnDevice(const CallExpr *Call) {
   return false;
 }
 
+std::optional<bool> readsThrustElement(const CallExpr *Call) {
+  const Expr *Reference = nullptr;
+  bool Read = false;
+  if (const auto *Conversion = dyn_cast<CXXMemberCallExpr>(Call);
+      Conversion &&
+      isa_and_nonnull<CXXConversionDecl>(Conversion->getMethodDecl())) {
+    Reference = Conversion->getImplicitObjectArgument();
+    Read = true;
+  } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
+             Assign && Assign->getOperator() == OO_Equal &&
+             Assign->getNumArgs() == 2) {
+    Reference = Assign->getArg(0);
+  }
+  const CXXRecordDecl *Class =
+      Reference ? Reference->getType()->getAsCXXRecordDecl() : nullptr;
+  if (!Class || !Class->getIdentifier() ||
+      Class->getName() != "device_reference" ||
+      outermostNamespace(Class) != "thrust")
+    return std::nullopt;
+  return Read;
+}
+
 const Expr *thrustPolicyStream(const CallExpr *Call) {
   if (Call->getNumArgs() == 0)
     return nullptr;

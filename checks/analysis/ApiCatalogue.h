@@ -79,6 +79,13 @@ bool isThrustDeviceVector(const CXXRecordDecl *Class);
 /// (`device_ptr`, `device_vector`).
 bool runsThrustOnDevice(const CallExpr *Call);
 
+/// For host code that reads or writes one element of a
+/// thrust::device_vector through the `device_reference` its operator[]
+/// returns: true for a read (`float v = d[i];`, a blocking copy to the
+/// host), false for a write (`d[i] = v;`, a blocking copy to the device).
+/// None for any other call.
+std::optional<bool> readsThrustElement(const CallExpr *Call);
+
 /// The stream that the execution policy of the Thrust algorithm \p Call
 /// names (`thrust::cuda::par.on(stream)`), or null when it names none.
 const Expr *thrustPolicyStream(const CallExpr *Call);

@@ -350,6 +350,18 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
     return classifyTorch(Call, *Torch, Devices);
   if (std::optional<CudaApi> Api = identifyCudaCall(Call))
     return classifyCuda(Call, *Api, Devices);
+  // One element of a thrust::device_vector read or written from the host:
+  // a blocking copy of a few bytes each time. Its subject is the element.
+  if (std::optional<bool> Read = readsThrustElement(Call))
+    return Hazard{
+        *Read ? HazardKind::DeviceToHostCopy : HazardKind::HostToDeviceCopy,
+        /*IsLibTorch=*/false,
+        "thrust::device_vector::operator[]",
+        "",
+        *Read ? cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()
+              : Call->getArg(1),
+        {},
+        std::nullopt};
   // A reduction's value comes back with a blocking copy; a scan's or a
   // sort's temporary storage is allocated and freed. No measured pattern
   // of its own, so no cost is cited.

@@ -6,8 +6,16 @@
 
 namespace thrust {
 inline namespace THRUST_STUB_NS {
+// What device_vector's operator[] returns on the host: reading it copies
+// the element to the host, assigning it copies a value to the device.
+template <typename T> class device_reference {
+public:
+  operator T() const;
+  device_reference &operator=(const T &Value);
+};
 template <typename T> class device_vector {
 public:
+  device_reference<T> operator[](std::size_t Index);
   device_vector();
   explicit device_vector(std::size_t Size);
   device_vector(std::size_t Size, const T &Value);
