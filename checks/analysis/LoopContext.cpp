@@ -775,16 +775,16 @@ const Stmt *parentStmtOrLambda(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
-/// `do { ... } while (0)` as macros write it (AT_ASSERT, CUDA_CHECK), and a
-/// counted loop of at most one trip (`for (int i = 0; i < 1; i++)`, a
-/// benchmark's repeat count set to one): its body runs once, so it is no
-/// loop.
+} // namespace
+
 bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx) {
   if (std::optional<uint64_t> Trips = constantTripCount(S, Ctx))
     return *Trips <= 1;
   const auto *Do = dyn_cast<DoStmt>(S);
   return Do && evaluateCondition(Do->getCond(), Ctx) == false;
 }
+
+namespace {
 
 const CXXMethodDecl *methodCalledOnEachElement(const Stmt *Loop);
 
@@ -993,9 +993,24 @@ bool mayQueueDeviceWork(const Stmt *Loop, const SourceManager &SM) {
          Callee->getOverloadedOperator() == OO_Equal ||
          (Callee->getIdentifier() && launchesNoKernel(Callee->getName()))))
       return false;
-    // User code: what its body does, where it is visible.
-    if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())))
+    // Elements of a thrust::device_vector read or written one by one
+    // (`u[idx(i, j)] = 0`) are copies, not compute.
+    if (readsThrustElement(&Call) ||
+        (Callee->getOverloadedOperator() == OO_Subscript &&
+         isa<CXXMethodDecl>(Callee) &&
+         isThrustDeviceVector(cast<CXXMethodDecl>(Callee)->getParent())))
+      return false;
+    // User code: what its body does, where it is visible. One defined
+    // elsewhere that maps numbers to a number (`flatten(i, j)`) computes
+    // an index.
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation()))) {
+      if (!Callee->hasBody() && Callee->getReturnType()->isArithmeticType() &&
+          llvm::all_of(Callee->parameters(), [](const ParmVarDecl *Param) {
+            return Param->getType()->isArithmeticType();
+          }))
+        return false;
       return functionQueuesDeviceWork(Callee, Search, 0);
+    }
     if (isInLibTorch(Callee))
       return true;
     // Of the CUDA runtime, launches and library routines compute; copies
@@ -1187,6 +1202,9 @@ bool waitsForDevice(const CallExpr &Call, const ASTContext &Ctx) {
            evaluateMemcpyKind(Call.getArg(*Kind), Ctx) ==
                MemcpyDirection::DeviceToHost;
   }
+  // A Thrust reduction's value comes back with a blocking copy.
+  if (!thrustBlockingAlgorithmName(&Call).empty())
+    return true;
   std::optional<TorchCall> Torch = identifyTorchCall(&Call);
   return Torch && (Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
                    Torch->Op == TorchOp::Print);
@@ -1302,6 +1320,8 @@ namespace {
 /// \p S into a function that runs a step loop of its own (a solver's
 /// iterations inside a sweep over parameters) is such a loop too: the one
 /// inside the function is returned.
+bool runsUntilDeviceSaysDone(const Stmt *Loop, ASTContext &Ctx);
+
 const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
                             ASTContext &Ctx) {
   // An optimizer step after the inner loop makes the inner loop gradient
@@ -1327,11 +1347,13 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
     }
     if (isa<LambdaExpr, SwitchStmt>(S))
       return WalkStep::SkipChildren;
-    // A walk over the model's layers is part of one step, not a step loop.
+    // A walk over the model's layers is part of one step, not a step loop;
+    // so is a solve that iterates until a value read back from the device
+    // says it has converged (a pressure solve inside each time step).
     if (isLoopStmt(&S) && !isWithin(Target, &S, Ctx) &&
         !isNeverRepeated(&S, Ctx) && !walksContainerElements(&S) &&
         mayQueueDeviceWork(&S, Ctx.getSourceManager()) &&
-        !StepsOptimizerOutside(&S)) {
+        !StepsOptimizerOutside(&S) && !runsUntilDeviceSaysDone(&S, Ctx)) {
       Found = &S;
       return WalkStep::Stop;
     }

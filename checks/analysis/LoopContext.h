@@ -148,6 +148,12 @@ bool readsTextInput(const Stmt *Loop);
 /// measurement accurate, not a hazard.
 bool isTimingStatement(const Stmt *S, ASTContext &Ctx);
 
+/// True for `do { ... } while (0)` as macros write it (AT_ASSERT,
+/// CUDA_CHECK), and a counted loop of at most one trip (`for (int i = 0;
+/// i < 1; i++)`, a benchmark's repeat count set to one): its body runs
+/// once, so it is no loop.
+bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx);
+
 /// True if the value \p ReadBack brings to the host decides whether
 /// \p Loop goes on: it is (or is stored into a variable, or copied into
 /// host memory, that is) read by the loop's condition or by the condition of
