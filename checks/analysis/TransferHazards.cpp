@@ -448,20 +448,20 @@ const VarDecl *slicedBuffer(const Expr *Subject) {
              : nullptr;
 }
 
-const ValueDecl *slicedValue(const Expr *Subject) {
+namespace {
+
+/// \p Subject without the indexing and view operations of LibTorch it goes
+/// through (`ids.index({Slice(), i})`, `x.narrow(0, i, n).t()`, `t[i]`), and
+/// whether it went through any.
+std::pair<const Expr *, bool> throughViews(const Expr *Subject) {
   bool ThroughView = false;
   const Expr *E = Subject;
   while (E) {
     E = ignoreCopiesAndConversions(E);
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return ThroughView && isTensorType(Ref->getType()) &&
-                     isa<VarDecl, BindingDecl>(Ref->getDecl())
-                 ? Ref->getDecl()
-                 : nullptr;
     const auto *Call = dyn_cast<CallExpr>(E);
     const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
     if (!Callee || !isInTorchNamespace(Callee))
-      return nullptr;
+      return {E, ThroughView};
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
         Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
       E = Op->getArg(0);
@@ -476,36 +476,33 @@ const ValueDecl *slicedValue(const Expr *Subject) {
                    .Default(false)) {
       E = Member->getImplicitObjectArgument();
     } else {
-      return nullptr;
+      return {E, ThroughView};
     }
     ThroughView = true;
   }
-  return nullptr;
+  return {nullptr, ThroughView};
+}
+
+} // namespace
+
+const ValueDecl *slicedValue(const Expr *Subject) {
+  auto [Base, ThroughView] = throughViews(Subject);
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Base);
+  return Ref && ThroughView && isTensorType(Ref->getType()) &&
+                 isa<VarDecl, BindingDecl>(Ref->getDecl())
+             ? Ref->getDecl()
+             : nullptr;
 }
 
 const FieldDecl *uploadedMember(const Expr *Subject) {
-  const Expr *E = Subject;
-  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = ignoreCopiesAndConversions(E);
-    if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-      return Field && isTensorType(Field->getType()) &&
-                     isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())
-                 ? Field
-                 : nullptr;
-    }
-    const auto *View = dyn_cast<CXXMemberCallExpr>(E);
-    const FunctionDecl *Callee = View ? View->getDirectCallee() : nullptr;
-    if (!Callee || !isInTorchNamespace(Callee) || !Callee->getIdentifier() ||
-        !llvm::StringSwitch<bool>(Callee->getName())
-             .Cases("index", "select", "narrow", "slice", "detach", true)
-             .Cases("view", "reshape", "squeeze", "unsqueeze", "flatten", true)
-             .Cases("t", "transpose", "permute", "contiguous", "clone", true)
-             .Default(false))
-      return nullptr;
-    E = View->getImplicitObjectArgument();
-  }
-  return nullptr;
+  const auto *Member =
+      dyn_cast_or_null<MemberExpr>(throughViews(Subject).first);
+  const auto *Field =
+      Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+  return Field && isTensorType(Field->getType()) &&
+                 isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())
+             ? Field
+             : nullptr;
 }
 
 bool memberSetAtSetUp(
