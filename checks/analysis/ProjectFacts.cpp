@@ -19,6 +19,16 @@
 namespace clang::tidy::xfer {
 namespace {
 
+/// How the index names parameter \p Index of \p Function in
+/// "movedParameters": "<function key>#<index>".
+std::string movedParameterKey(const FunctionDecl *Function, unsigned Index) {
+  return functionKey(Function) + "#" + std::to_string(Index);
+}
+
+} // namespace
+
+namespace {
+
 std::optional<Placement> placementFromName(llvm::StringRef Name) {
   for (Placement P : {Placement::Unknown, Placement::Cpu, Placement::PinnedCpu,
                       Placement::Cuda, Placement::MaybeCuda, Placement::Managed})
@@ -348,8 +358,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     if (isModuleForward(Function))
       for (unsigned I = 0; I < Function->getNumParams(); ++I)
         if (movesParameterItself(Function, I, Devices))
-          Facts.MovedParameters.insert(functionKey(Function) + "#" +
-                                       std::to_string(I));
+          Facts.MovedParameters.insert(movedParameterKey(Function, I));
   for (const FunctionDecl *Function : Definitions) {
     Placement Returned = Devices.returnPlacement(Function).Where;
     if (Returned != Placement::Unknown)
@@ -473,8 +482,7 @@ bool movesParameterItself(const FunctionDecl *Function, unsigned Index,
 
 bool ProjectFacts::movesParameter(const FunctionDecl *Function,
                                   unsigned Index) const {
-  return MovedParameters.contains(functionKey(Function) + "#" +
-                                  std::to_string(Index));
+  return MovedParameters.contains(movedParameterKey(Function, Index));
 }
 
 void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
