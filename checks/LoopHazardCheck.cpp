@@ -507,8 +507,11 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
 bool LoopHazardCheck::inStepOfAnotherFile(const Stmt *S,
                                           const ExecutionFrequency &Frequency,
                                           ASTContext &Ctx) {
+  // A handful of rounds (one wait per stream) is no pass over elements.
+  constexpr uint64_t Handful = 8;
   if (!Facts || !llvm::all_of(Frequency.Loops, [&](const EnclosingLoop &L) {
-        return Analyses->roleOf(L.Loop) == LoopRole::SetupOrTeardown;
+        return Analyses->roleOf(L.Loop) == LoopRole::SetupOrTeardown &&
+               !(L.TripCount && *L.TripCount <= Handful);
       }))
     return false;
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
