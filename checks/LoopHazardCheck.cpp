@@ -417,9 +417,15 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
                                     Frequency.Loops.front().Loop, Ctx);
     if (H->Kind == HazardKind::DeviceToHostCopy)
       return consumesCopiedOutput(Call, IterationBody, Ctx);
+    // A wait completes the copy of a product, not of a hybrid scheme's
+    // round trip (the host computes its part and uploads it again).
+    const Stmt *Loop = Frequency.Loops.front().Loop;
     return writesReadBackToFile(Call, IterationBody, Ctx) ||
            completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
-             return consumesCopiedOutput(Copy, IterationBody, Ctx);
+             return consumesCopiedOutput(Copy, IterationBody, Ctx) &&
+                    !roundTripsThroughHost(Copy, Loop, Analyses->devices(),
+                                           Ctx) &&
+                    !feedsLoopUpload(Copy, Loop, Analyses->devices(), Ctx);
            });
   };
   const bool ConsumesOutput = ConsumedOnHost();

@@ -2977,16 +2977,47 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
       findFirst<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
         if (&Call == ReadBack || !After(ReadBack, &Call))
           return false;
+        // Asynchronously from pinned memory too: still the same round trip.
+        if (std::optional<CudaApi> Api = identifyCudaCall(&Call)) {
+          std::optional<unsigned> Source = memcpySourceArgIndex(*Api);
+          std::optional<unsigned> Kind = memcpyKindArgIndex(*Api);
+          if (Source && Kind && *Kind < Call.getNumArgs() &&
+              evaluateMemcpyKind(Call.getArg(*Kind), Ctx) ==
+                  MemcpyDirection::HostToDevice &&
+              refersTo(Call.getArg(*Source), Destination))
+            return true;
+        }
         std::optional<Hazard> H = classifyHazard(&Call, Devices);
         return H && H->Kind == HazardKind::HostToDeviceCopy &&
                copiedVariable(H->Subject) == Destination;
       });
   if (!Upload)
     return false;
-  // ...after the host rewrote its elements in between.
+  // ...after the host rewrote its elements in between, itself or, outside
+  // any branch, through a function of the program that writes through the
+  // buffer (`writeOut(state, h_left)`).
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
+  const bool RewrittenThroughCall =
+      Body && llvm::any_of(Body->body(), [&](const Stmt *Part) {
+        return !isa<IfStmt>(Part) &&
+               containsMatch<CallExpr>(Part, [&](const CallExpr &Call) {
+                 if (!After(ReadBack, &Call) || !After(&Call, Upload) ||
+                     identifyCudaCall(&Call))
+                   return false;
+                 for (unsigned I = 0; I < Call.getNumArgs(); ++I)
+                   if (refersTo(Call.getArg(I), Destination) &&
+                       mayWriteThroughArgument(&Call, I, Ctx))
+                     return true;
+                 return false;
+               });
+      });
+  if (RewrittenThroughCall)
+    return true;
   return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &S) {
+    if (!After(ReadBack, &S) || !After(&S, Upload))
+      return false;
     std::optional<AssignmentParts> Parts = assignmentParts(S);
-    if (!Parts || !After(ReadBack, &S) || !After(&S, Upload))
+    if (!Parts)
       return false;
     const Expr *Target = Parts->Target->IgnoreParenImpCasts();
     const Expr *Base = nullptr;

@@ -374,6 +374,19 @@ std::optional<Hazard> classifyHazard(const CallExpr *Call,
   return std::nullopt;
 }
 
+bool mayWriteThroughArgument(const CallExpr *Call, unsigned Index,
+                             ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+  if (!Definition || Index >= Definition->getNumParams())
+    return true;
+  QualType Type = Definition->getParamDecl(Index)->getType();
+  if (!Type->isPointerType() || Type->getPointeeType().isConstQualified())
+    return false;
+  return mayWriteThroughParameter(Definition, Definition->getParamDecl(Index),
+                                  Ctx, 0);
+}
+
 bool isBareWait(const CallExpr *Call) {
   if (std::optional<CudaApi> Api = identifyCudaCall(Call))
     return *Api == CudaApi::DeviceSynchronize ||

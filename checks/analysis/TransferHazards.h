@@ -46,6 +46,12 @@ bool hasDevicePlacementEvidence(const Hazard &H);
 std::optional<Hazard> classifyHazard(const CallExpr *Call,
                                      DeviceInference &Devices);
 
+/// True if the function \p Call calls may change what its argument \p Index
+/// points to: a pointer to non-const that its definition writes through, or
+/// any argument of a function defined in no file given.
+bool mayWriteThroughArgument(const CallExpr *Call, unsigned Index,
+                             ASTContext &Ctx);
+
 /// True for a wait and nothing else: cudaDeviceSynchronize,
 /// cudaThreadSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
 /// torch::cuda::synchronize().

@@ -71,7 +71,12 @@ void hostChangesEveryStep(int Steps, int N) {
   for (int K = 0; K < Steps; ++K) {
     step<<<N / 256, 256>>>(DH, DH, N);
     cudaMemcpy(H, DH, N * sizeof(float), cudaMemcpyDeviceToHost);
-    relax(H, N); // host work on every step: a hybrid algorithm
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 71: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :71:3: note: loop starts here
+    // Host work on every step through a function that writes the buffer:
+    // a hybrid algorithm's round trip, whose copy-back is the finding; the
+    // upload after it is new data.
+    relax(H, N);
     cudaMemcpy(DH, H, N * sizeof(float), cudaMemcpyHostToDevice);
   }
 }
@@ -111,8 +116,8 @@ void changedInEveryBranchOfALoop(int Steps, int N) {
   for (int K = 0; K < Steps; ++K) {
     step<<<N / 256, 256>>>(DH, DH, N);
     cudaMemcpy(H, DH, N * sizeof(float), cudaMemcpyDeviceToHost);
-    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 111: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
-    // XFER-NOTE: :111:3: note: loop starts here
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 116: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :116:3: note: loop starts here
     if (K > 0)
       for (int I = 0; I < N; ++I)
         H[I] *= 0.99f;
