@@ -162,22 +162,6 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
 
 namespace {
 
-/// True if the value \p ReadBack brings back decides when a loop that
-/// follows it in the body of \p Loop ends (the initial residual that
-/// normalises each time step's iterative solve): that solve's termination
-/// test, necessary like the solve's own read-backs.
-bool decidesLaterLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
-                          ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &Later) {
-    return isLoopStmt(&Later) && !isNeverRepeated(&Later, Ctx) &&
-           !isWithin(ReadBack, &Later, Ctx) &&
-           SM.isBeforeInTranslationUnit(ReadBack->getEndLoc(),
-                                        Later.getBeginLoc()) &&
-           decidesLoopExit(ReadBack, &Later, Ctx);
-  });
-}
-
 /// True if \p Copy, a cudaMemcpy to the host in \p Function, fills memory
 /// the caller passed for the result (`ImageU8 &out` of a filter another
 /// file calls per image, or the buffer a struct taken by value points at)

@@ -2961,6 +2961,18 @@ bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
+bool decidesLaterLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
+                          ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &Later) {
+    return isLoopStmt(&Later) && !isNeverRepeated(&Later, Ctx) &&
+           !isWithin(ReadBack, &Later, Ctx) &&
+           SM.isBeforeInTranslationUnit(ReadBack->getEndLoc(),
+                                        Later.getBeginLoc()) &&
+           decidesLoopExit(ReadBack, &Later, Ctx);
+  });
+}
+
 bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
                            DeviceInference &Devices, ASTContext &Ctx) {
   const VarDecl *Destination = readBackDestination(ReadBack, Ctx);

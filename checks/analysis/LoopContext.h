@@ -166,6 +166,13 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx);
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx);
 
+/// True if the value \p ReadBack brings back decides when a loop that
+/// follows it in the body of \p Loop ends (the initial residual that
+/// normalises each time step's iterative solve): that solve's termination
+/// test, necessary like the solve's own read-backs.
+bool decidesLaterLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
+                          ASTContext &Ctx);
+
 /// True if \p Wait is a bare wait in \p Loop, or a call whose blocking
 /// operations are all bare waits (\p WaitsInside: `calc_params()` that
 /// launches a reduction and waits for it), and the loop's exit test (its
