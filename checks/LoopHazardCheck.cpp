@@ -395,16 +395,25 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   auto ConsumedOnHost = [&] {
     if (FeedsUpload || RoundTrip)
       return false;
-    if (Path)
+    if (Path) {
+      // A helper that runs the model and returns the one value the host
+      // needs (`classify(frame)` returning the label).
+      const CallExpr *Operation = Path->Steps.back();
+      const FunctionDecl *Helper = enclosingFunction(Operation, Ctx);
+      if (H->Kind == HazardKind::HostSync && Helper &&
+          !trainsInLoop(Frequency.Loops.front().Loop, Ctx.getSourceManager()))
+        return readsModelResultForHost(Operation, Helper->getBody(), Ctx);
       return H->Kind == HazardKind::DeviceToHostCopy &&
-             copiesOutputOfNewInput(Path->Steps.back(),
-                                    Frequency.Loops.front().Loop, Ctx);
+             copiesOutputOfNewInput(Operation, Frequency.Loops.front().Loop,
+                                    Ctx);
+    }
     if (H->Kind == HazardKind::DeviceToHostCopy)
       return consumesCopiedOutput(Call, IterationBody, Ctx);
     // A wait completes the copy of a product, not of a hybrid scheme's
     // round trip (the host computes its part and uploads it again).
     const Stmt *Loop = Frequency.Loops.front().Loop;
     return writesReadBackToFile(Call, IterationBody, Ctx) ||
+           readsModelResultForHost(Call, IterationBody, Ctx) ||
            completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
              return consumesCopiedOutput(Copy, IterationBody, Ctx) &&
                     !roundTripsThroughHost(Copy, Loop, Analyses->devices(),
@@ -448,7 +457,7 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
          "iterations lets the GPU run ahead in between",
          DiagnosticIDs::Note);
   if (ConsumesOutput)
-    noteConsumedOutput(Call);
+    noteConsumedOutput(Call, Path ? Path->Steps.back() : Call);
   citeCost(Call->getExprLoc(), *H, Frequency, Ctx);
 }
 
@@ -581,18 +590,21 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
     return;
   // The wait that completes an asynchronous copy of the product is part of
   // that copy, as necessary as it is.
+  const FunctionDecl *Function = enclosingFunction(Call, Ctx);
   const bool ConsumesOutput =
       H.Kind == HazardKind::DeviceToHostCopy
           ? consumedInItsFunction(Call, Ctx)
-          : completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
-              return consumedInItsFunction(Copy, Ctx);
-            });
+          : (Function && !(Facts && Facts->drivenByTraining(Function)) &&
+             readsModelResultForHost(Call, Function->getBody(), Ctx)) ||
+                completesAsyncReadBack(Call, Ctx, [&](const CallExpr *Copy) {
+                  return consumedInItsFunction(Copy, Ctx);
+                });
   if (ConsumesOutput && !ReportOutputReadBacks)
     return;
   warn(Call, H, *Phrase, Ctx);
   noteReadBacksAfter(Call, Ctx);
   if (ConsumesOutput)
-    noteConsumedOutput(Call);
+    noteConsumedOutput(Call, Call);
   citeCost(Call->getExprLoc(), H, Frequency, Ctx);
 }
 
@@ -653,25 +665,26 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
   return stepPhrase(Function, Facts.get());
 }
 
-void LoopHazardCheck::noteConsumedOutput(const CallExpr *Copy) {
+void LoopHazardCheck::noteConsumedOutput(const CallExpr *At,
+                                         const CallExpr *Copy) {
   if (std::optional<TorchCall> Read = identifyTorchCall(Copy);
       Read && Read->Op == TorchOp::Item) {
-    diag(Copy->getExprLoc(),
-         "the program writes the value to a file in the same iteration: if "
-         "it is the result the program needs, the read is necessary; read "
-         "it once",
+    diag(At->getExprLoc(),
+         "the host takes the value in the same iteration (a file, a result "
+         "returned or handed on): if it is the result the program needs, "
+         "the read is necessary; read it once",
          DiagnosticIDs::Note);
     return;
   }
   if (isBareWait(Copy)) {
-    diag(Copy->getExprLoc(),
+    diag(At->getExprLoc(),
          "the wait completes an asynchronous copy whose result the host "
          "uses in the same iteration: if it is the result the program "
          "needs, the wait is necessary",
          DiagnosticIDs::Note);
     return;
   }
-  diag(Copy->getExprLoc(),
+  diag(At->getExprLoc(),
        "the host uses what the copy brings back in the same iteration: if "
        "it is the result the program needs, the copy is necessary; keep it "
        "to one transfer",

@@ -118,9 +118,10 @@ private:
   std::optional<std::string> hotPhrase(const Stmt *S,
                                        const ExecutionFrequency &Frequency,
                                        ASTContext &Ctx);
-  /// The note on a copy whose result the host consumes (reported only
-  /// with ReportOutputReadBacks).
-  void noteConsumedOutput(const CallExpr *Copy);
+  /// The note, at \p At, on a read-back \p Copy (\p At itself, or reached
+  /// through it) whose result the host consumes (reported only with
+  /// ReportOutputReadBacks).
+  void noteConsumedOutput(const CallExpr *At, const CallExpr *Copy);
   /// "loop starts here", when \p Frequency has a loop.
   void noteLoop(const ExecutionFrequency &Frequency);
   /// The notes of a finding at an object's declaration, `new` or `delete`:

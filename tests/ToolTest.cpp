@@ -3217,10 +3217,14 @@ void run(torch::nn::Linear &Model, torch::optim::Optimizer &Opt, int Epochs) {
 // experiment of the sweep that calls it, not on every step. The same helper
 // called in the sweep's loop directly runs on every iteration.
 TEST_F(ToolTest, HelpersAfterATrainingLoopRunOncePerRun) {
+  // The error is only printed: returned, it could be the result the caller
+  // needs.
   std::string Eval = write("eval.cpp", R"cpp(#include <torch/torch.h>
+#include <iostream>
 double evaluate(torch::nn::Linear &Model, torch::Tensor X) {
   auto Error = Model(X).sum();
-  return Error.item<double>();
+  std::cout << Error.item<double>() << "\n";
+  return 0;
 }
 )cpp");
   std::string Train = write("train.cpp", R"cpp(#include <torch/torch.h>
@@ -3255,7 +3259,7 @@ void monitor(torch::nn::Linear &Model, int Frames) {
                             "-isystem", StubInclude});
   EXPECT_EQ(1, R.Status) << R.Err;
   EXPECT_NE(std::string::npos,
-            R.Out.find("eval.cpp:4:16: warning: 'item<double>()' "
+            R.Out.find("eval.cpp:5:22: warning: 'item<double>()' "
                        "synchronizes with the GPU on every call of "
                        "'evaluate()', which runs on every iteration of the "
                        "loop at main.cpp:12"))

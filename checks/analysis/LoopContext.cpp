@@ -2871,6 +2871,187 @@ bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
   });
 }
 
+namespace {
+
+/// True if \p Call runs a model: a LibTorch module called or its forward(),
+/// a TorchScript module's forward(), or a function of the program that
+/// returns what one of those computes (`network->predict(s)`).
+bool runsModel(const CallExpr *Call, unsigned Depth = 0) {
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+      Operator && Operator->getOperator() == OO_Call &&
+      Operator->getNumArgs() && isModuleType(Operator->getArg(0)->getType()))
+    return true;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+      Method &&
+      llvm::is_contained({"forward", "run_method"}, Method->getName()))
+    return isModuleType(QualType(Method->getParent()->getTypeForDecl(), 0)) ||
+           isInLibTorch(Method);
+  const FunctionDecl *Definition = Callee->getDefinition();
+  if (Depth >= 2 || isInLibTorch(Callee) || !Definition ||
+      !Definition->hasBody())
+    return false;
+  return containsMatch<ReturnStmt>(
+      Definition->getBody(), [&](const ReturnStmt &Return) {
+        return Return.getRetValue() &&
+               containsMatch<CallExpr>(Return.getRetValue(),
+                                       [&](const CallExpr &Inner) {
+                                         return runsModel(&Inner, Depth + 1);
+                                       });
+      });
+}
+
+/// True if \p Value is computed from what a model run within \p Scope
+/// returned: through tensor and IValue operations (`pred[1][0]`,
+/// `outputs->elements()[0].toTensor()`, `output.argmax(1)`) and local
+/// variables.
+bool computedFromModelOutput(const Expr *Value, const Stmt *Scope,
+                             llvm::SmallPtrSetImpl<const VarDecl *> &Visited,
+                             ASTContext &Ctx) {
+  Value = Value->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Value);
+      Construct && Construct->getNumArgs() == 1)
+    return computedFromModelOutput(Construct->getArg(0), Scope, Visited, Ctx);
+  if (const auto *Call = dyn_cast<CallExpr>(Value)) {
+    if (runsModel(Call))
+      return isWithin(Call, Scope, Ctx);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      return Member->getImplicitObjectArgument() &&
+             computedFromModelOutput(Member->getImplicitObjectArgument(), Scope,
+                                     Visited, Ctx);
+    if (isa<CXXOperatorCallExpr>(Call))
+      return Call->getNumArgs() &&
+             computedFromModelOutput(Call->getArg(0), Scope, Visited, Ctx);
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    return Callee && isInLibTorch(Callee) && Call->getNumArgs() &&
+           computedFromModelOutput(Call->getArg(0), Scope, Visited, Ctx);
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(Value);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->isLocalVarDecl() || !Visited.insert(Var).second)
+    return false;
+  if (Var->getInit() &&
+      computedFromModelOutput(Var->getInit(), Scope, Visited, Ctx))
+    return true;
+  return containsMatch<BinaryOperator>(
+             Scope,
+             [&](const BinaryOperator &Op) {
+               const auto *Target =
+                   dyn_cast<DeclRefExpr>(Op.getLHS()->IgnoreParenImpCasts());
+               return Op.getOpcode() == BO_Assign && Target &&
+                      Target->getDecl() == Var &&
+                      computedFromModelOutput(Op.getRHS(), Scope, Visited, Ctx);
+             }) ||
+         containsMatch<CXXOperatorCallExpr>(
+             Scope, [&](const CXXOperatorCallExpr &Op) {
+               const auto *Target =
+                   Op.getNumArgs() == 2
+                       ? dyn_cast<DeclRefExpr>(
+                             Op.getArg(0)->IgnoreParenImpCasts())
+                       : nullptr;
+               return Op.getOperator() == OO_Equal && Target &&
+                      Target->getDecl() == Var &&
+                      computedFromModelOutput(Op.getArg(1), Scope, Visited,
+                                              Ctx);
+             });
+}
+
+bool computedFromModelOutput(const Expr *Value, const Stmt *Scope,
+                             ASTContext &Ctx) {
+  llvm::SmallPtrSet<const VarDecl *, 8> Visited;
+  return computedFromModelOutput(Value, Scope, Visited, Ctx);
+}
+
+/// The expression that holds the value \p Read reads once conversions of
+/// it are applied (`item().toDouble()`, `static_cast<int>(...)`).
+const Expr *convertedRead(const Expr *Read, ASTContext &Ctx) {
+  const Expr *Value = Read;
+  for (const Stmt *P = parentStmt(Value, Ctx); P; P = parentStmt(P, Ctx)) {
+    if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
+            CXXBindTemporaryExpr, ExprWithCleanups, CXXFunctionalCastExpr,
+            CXXStaticCastExpr, CStyleCastExpr>(P)) {
+      Value = cast<Expr>(P);
+      continue;
+    }
+    // c10::Scalar's conversions (`toDouble()`, `to<int>()`).
+    if (isa<MemberExpr>(P)) {
+      const auto *Member =
+          dyn_cast_or_null<CXXMemberCallExpr>(parentStmt(P, Ctx));
+      if (Member && Member->getCallee() == P && Member->getMethodDecl() &&
+          isNamed(Member->getMethodDecl()->getParent(), "Scalar")) {
+        Value = Member;
+        P = Member;
+        continue;
+      }
+    }
+    break;
+  }
+  return Value;
+}
+
+/// True if \p Use hands the value on to host code (see consumesOnHost), and
+/// is not a running sum (`total += v`), which could stay on the device.
+bool handsValueToHost(const Expr *Use, ASTContext &Ctx) {
+  const Stmt *P = parentStmt(Use, Ctx);
+  while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(P))
+    P = parentStmt(P, Ctx);
+  if (const auto *Compound = dyn_cast_or_null<CompoundAssignOperator>(P))
+    return false;
+  return consumesOnHost(Use, /*StoreConsumes=*/true, Ctx);
+}
+
+} // namespace
+
+bool readsModelResultForHost(const CallExpr *Read, const Stmt *Scope,
+                             ASTContext &Ctx) {
+  std::optional<TorchCall> Item = identifyTorchCall(Read);
+  if (!Scope || !Item || Item->Op != TorchOp::Item || !Item->Subject)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::DenseSet<const FunctionDecl *> Visited;
+  if (takesTrainingStep(Scope, SM, Visited, 0))
+    return false;
+  // Once per iteration: not inside a loop of its own (one element per
+  // detection is read the wrong way), and the only result read here.
+  for (const Stmt *P = parentStmt(Read, Ctx); P && P != Scope;
+       P = parentStmt(P, Ctx))
+    if (isLoopStmt(P))
+      return false;
+  if (!computedFromModelOutput(Item->Subject, Scope, Ctx))
+    return false;
+  if (containsMatch<CallExpr>(Scope, [&](const CallExpr &Other) {
+        std::optional<TorchCall> OtherItem = identifyTorchCall(&Other);
+        return &Other != Read && OtherItem && OtherItem->Op == TorchOp::Item &&
+               OtherItem->Subject &&
+               computedFromModelOutput(OtherItem->Subject, Scope, Ctx);
+      }))
+    return false;
+  // Handed on directly (returned, passed to the program's search), or kept
+  // in a variable that host code then takes.
+  const Expr *Value = convertedRead(Read, Ctx);
+  const Stmt *Holder = parentStmt(Value, Ctx);
+  const VarDecl *Kept = nullptr;
+  if (const auto *Decl = dyn_cast_or_null<DeclStmt>(Holder);
+      Decl && Decl->isSingleDecl())
+    Kept = dyn_cast<VarDecl>(Decl->getSingleDecl());
+  else if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Holder);
+           Assign && Assign->getOpcode() == BO_Assign &&
+           Assign->getRHS()->IgnoreParenImpCasts() ==
+               Value->IgnoreParenImpCasts())
+    if (const auto *Target =
+            dyn_cast<DeclRefExpr>(Assign->getLHS()->IgnoreParenImpCasts()))
+      Kept = dyn_cast<VarDecl>(Target->getDecl());
+  if (!Kept)
+    return handsValueToHost(Value, Ctx);
+  return containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Use) {
+    return Use.getDecl() == Kept &&
+           SM.isBeforeInTranslationUnit(Read->getEndLoc(), Use.getBeginLoc()) &&
+           handsValueToHost(&Use, Ctx);
+  });
+}
+
 bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
                      DeviceInference &Devices, ASTContext &Ctx) {
   const VarDecl *Destination = readBackDestination(ReadBack, Ctx);

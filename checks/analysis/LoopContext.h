@@ -213,6 +213,16 @@ bool feedsLoopUpload(const CallExpr *ReadBack, const Stmt *Loop,
 bool writesReadBackToFile(const CallExpr *ReadBack, const Stmt *Scope,
                           ASTContext &Ctx);
 
+/// True if the scalar \p Read (`item()`) reads, once per iteration of
+/// \p Scope (a loop body, or the body of a function that runs once per
+/// step), the one value of a model's result that host code then takes: it
+/// is returned or handed to a function of the program (a search's backup,
+/// a frame's label). Not where \p Scope takes a training step, not for a
+/// read inside a loop of its own or beside another read of a result, and
+/// not for a running sum.
+bool readsModelResultForHost(const CallExpr *Read, const Stmt *Scope,
+                             ASTContext &Ctx);
+
 /// True if the CUDA copy \p Copy moves at most a few bytes, a constant
 /// size (`sizeof(int)`): a scalar, not a buffer.
 bool copiesFewBytes(const CallExpr *Copy, ASTContext &Ctx);

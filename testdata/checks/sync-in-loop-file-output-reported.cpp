@@ -17,6 +17,6 @@ void testModel(torch::nn::Linear &Model, torch::Tensor Inputs, int Samples) {
     Out << Loss.item<float>() << "\n";
     // XFER-WARNING: :[[@LINE-1]]:17: warning: 'item<float>()' synchronizes with the GPU on every iteration of the loop at line 14: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
     // XFER-NOTE: :14:3: note: loop starts here
-    // XFER-NOTE: :[[@LINE-3]]:17: note: the program writes the value to a file in the same iteration: if it is the result the program needs, the read is necessary; read it once
+    // XFER-NOTE: :[[@LINE-3]]:17: note: the host takes the value in the same iteration (a file, a result returned or handed on): if it is the result the program needs, the read is necessary; read it once
   }
 }

@@ -167,6 +167,7 @@ public:
   int64_t dim() const;
   std::tuple<Tensor, Tensor> max(int64_t Dim) const;
   Tensor view(IntArrayRef Shape) const;
+  Tensor argmax(int64_t Dim) const;
   Tensor contiguous() const;
   Tensor slice(int64_t Dim, int64_t Start, int64_t End) const;
   Tensor reshape(IntArrayRef Shape) const;
