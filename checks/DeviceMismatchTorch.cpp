@@ -337,13 +337,20 @@ void DeviceMismatchCheck::checkDiscardedMove(const CXXMemberCallExpr *Call,
   std::optional<TorchCall> Torch = identifyTorchCall(Call);
   if (!Torch)
     return;
+  DeviceInference &Devices = Analyses->devices();
+  Placement Destination =
+      Torch->Op == TorchOp::Cuda ? Placement::Cuda : Placement::Cpu;
   if (Torch->Op == TorchOp::To) {
     // Only a device change; a dtype-only to() is a different mistake.
     if (Call->getNumArgs() == 0)
       return;
     const Expr *Target = Call->getArg(0);
-    if (!isTensorType(Target->getType()) &&
-        !Analyses->devices().deviceValue(Target))
+    std::optional<PlacementFact> Device = Devices.deviceValue(Target);
+    if (isTensorType(Target->getType()))
+      Destination = Devices.tensorPlacement(Target).Where;
+    else if (Device)
+      Destination = Device->Where;
+    else
       return;
   } else if (Torch->Op != TorchOp::Cuda && Torch->Op != TorchOp::Cpu) {
     return;
@@ -352,7 +359,11 @@ void DeviceMismatchCheck::checkDiscardedMove(const CXXMemberCallExpr *Call,
   if (!isa<DeclRefExpr, MemberExpr>(Object))
     return; // a temporary: nothing stays behind
   std::string Name = operandName(Object, Ctx);
-  PlacementFact Fact = Analyses->devices().tensorPlacement(Object);
+  PlacementFact Fact = Devices.tensorPlacement(Object);
+  // A move to where the tensor already is (a model's output moved to the
+  // model's device) does nothing: discarding it loses nothing.
+  if (Fact.Where != Placement::Unknown && Fact.Where == Destination)
+    return;
   std::string Stays = Fact.Where == Placement::Unknown
                           ? "stays where it was"
                           : "stays " + tensorPlacementPhrase(Fact.Where);

@@ -248,6 +248,38 @@ bool isPerIterationValue(const Expr *E, const Expr *Cond,
   return !EnclosingLoop(Cond).first;
 }
 
+/// True if \p Side reads a scalar local or parameter, set before the loops
+/// around \p Cond, that no iteration of them changes (`rank == 0` with the
+/// rank read once before the frame loop): a setting of the run, which holds
+/// on every iteration or on none. Any use other than a plain read (an
+/// assignment, `++`, `&rank`, a reference) counts as a change.
+bool readsUnchangedLocal(const Expr *Side, const Expr *Cond, ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !(Var->isLocalVarDecl() || isa<ParmVarDecl>(Var)) ||
+      Var->isStaticLocal() || !Var->getType()->isScalarType() ||
+      Var->getType()->isPointerType())
+    return false;
+  const Stmt *Outermost = nullptr;
+  for (const Stmt *P = parentStmt(Cond, Ctx); P; P = parentStmt(P, Ctx))
+    if (isLoopStmt(P))
+      Outermost = P;
+  if (!Outermost)
+    return false;
+  // Declared in the loop: a value of the iteration, not a setting.
+  for (const DynTypedNode &Parent : Ctx.getParents(*Var))
+    if (const auto *Declaration = Parent.get<DeclStmt>();
+        Declaration && isWithin(Declaration, Outermost, Ctx))
+      return false;
+  return !containsMatch<DeclRefExpr>(Outermost, [&](const DeclRefExpr &Use) {
+    if (Use.getDecl() != Var)
+      return false;
+    const auto *Read =
+        dyn_cast_or_null<ImplicitCastExpr>(parentStmt(&Use, Ctx));
+    return !Read || Read->getCastKind() != CK_LValueToRValue;
+  });
+}
+
 /// True if \p Side reads a field of an object other than `this` that the
 /// function holding \p Side never writes (`sim.method == 1`,
 /// `cfg[0].mode == 2`): a setting of the run, not a counter.
@@ -323,6 +355,11 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue, ASTContext &Ctx) {
     auto CounterOrConstant = [&](const Expr *Side) {
       return refersToVariable(Side) || evaluateInt(Side, Ctx).has_value();
     };
+    // `rank == 0` with the rank read before the loop: a setting too.
+    auto HoldsAcrossIterations = [&](const Expr *Side) {
+      return evaluateInt(Side, Ctx).has_value() ||
+             readsUnchangedLocal(Side, Cond, Ctx);
+    };
     // `best == 0` with `best` computed in the iteration picks one case of
     // several on every iteration; `sim.method == 1` tests a setting, which
     // holds on every iteration or on none.
@@ -331,7 +368,9 @@ Guard analyzeCondition(const Expr *Cond, bool WhenTrue, ASTContext &Ctx) {
         !isPerIterationValue(Bin->getLHS(), Cond, Ctx) &&
         !isPerIterationValue(Bin->getRHS(), Cond, Ctx) &&
         !readsUnchangedSetting(Bin->getLHS(), Ctx) &&
-        !readsUnchangedSetting(Bin->getRHS(), Ctx))
+        !readsUnchangedSetting(Bin->getRHS(), Ctx) &&
+        !(HoldsAcrossIterations(Bin->getLHS()) &&
+          HoldsAcrossIterations(Bin->getRHS())))
       return Guard{GuardKind::Once, std::nullopt, ""};
   }
   return {};

@@ -303,6 +303,44 @@ bool registersParametersHere(const CXXRecordDecl *Class) {
   });
 }
 
+/// The value of the last assignment before \p Use whose target
+/// \p IsTarget accepts, in a block that holds \p Use (so that it runs
+/// before the use on every path); null if there is none, or if a loop
+/// around the use assigns the target again after it (the next iteration
+/// reads that value).
+const Expr *
+lastAssignmentBefore(const Expr *Use, ASTContext &Ctx,
+                     llvm::function_ref<bool(const Expr *Target)> IsTarget) {
+  const FunctionDecl *Function = enclosingFunction(Use, Ctx);
+  if (!Function || !Function->getBody())
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CXXOperatorCallExpr *Last = nullptr;
+  bool AssignedLaterInLoop = false;
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
+    if (!Assign || Assign->getOperator() != OO_Equal ||
+        Assign->getNumArgs() != 2 ||
+        !IsTarget(Assign->getArg(0)->IgnoreParenImpCasts()))
+      return WalkStep::Continue;
+    if (!SM.isBeforeInTranslationUnit(Assign->getEndLoc(),
+                                      Use->getBeginLoc())) {
+      for (const Stmt *P = parentStmt(Assign, Ctx); P; P = parentStmt(P, Ctx))
+        if (isLoopStmt(P) && isWithin(Use, P, Ctx))
+          AssignedLaterInLoop = true;
+      return WalkStep::Continue;
+    }
+    // A statement of a block, not a branch or loop body without braces.
+    const Stmt *Block = parentStmt(Assign, Ctx);
+    while (isa_and_nonnull<Expr>(Block))
+      Block = parentStmt(Block, Ctx);
+    if (isa_and_nonnull<CompoundStmt>(Block) && isWithin(Use, Block, Ctx))
+      Last = Assign;
+    return WalkStep::Continue;
+  });
+  return Last && !AssignedLaterInLoop ? Last->getArg(1) : nullptr;
+}
+
 } // namespace
 
 std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
@@ -325,32 +363,13 @@ std::optional<PlacementFact> DeviceInference::evaluate(const Expr *E,
 std::optional<PlacementFact>
 DeviceInference::evaluateBinding(const BindingDecl *Binding,
                                  const DeclRefExpr *Use) {
-  // `cls = cls.cpu()`: the last assignment to the binding before the use
-  // in a block that holds the use (so it runs before it on every path).
-  if (const FunctionDecl *Function = enclosingFunction(Use, Ctx);
-      Function && Function->getBody()) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    const CXXOperatorCallExpr *Last = nullptr;
-    walkStmt(Function->getBody(), [&](const Stmt &S) {
-      const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
-      if (!Assign || Assign->getOperator() != OO_Equal ||
-          Assign->getNumArgs() != 2 ||
-          !SM.isBeforeInTranslationUnit(Assign->getEndLoc(),
-                                        Use->getBeginLoc()))
-        return WalkStep::Continue;
-      const auto *Target =
-          dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts());
-      const Stmt *Block = parentStmt(Assign, Ctx);
-      while (Block && !isa<CompoundStmt>(Block))
-        Block = parentStmt(Block, Ctx);
-      if (Target && Target->getDecl() == Binding && Block &&
-          isWithin(Use, Block, Ctx))
-        Last = Assign;
-      return WalkStep::Continue;
-    });
-    if (Last)
-      return evaluateTensor(Last->getArg(1));
-  }
+  // `cls = cls.cpu()`: the last assignment to the binding before the use.
+  if (const Expr *Stored =
+          lastAssignmentBefore(Use, Ctx, [&](const Expr *Target) {
+            const auto *Ref = dyn_cast<DeclRefExpr>(Target);
+            return Ref && Ref->getDecl() == Binding;
+          }))
+    return evaluateTensor(Stored);
   // Every part of a tuple or pair of tensors lives where the whole does
   // (the rule of std::get). The whole is read at the use: its hidden
   // variable's definition is the declaration the binding is part of.
@@ -403,8 +422,26 @@ DeviceInference::evaluateTensor(const Expr *Original) {
         isTensorLikeType(Member->getBase()->getType()) &&
         Field->getParent()->isInStdNamespace())
       return evaluateTensor(Member->getBase());
-    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
+      // `sample.features = sample.features.to(device)` on a local object:
+      // the last store before the use, not every store to the field.
+      const auto *Object =
+          dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+      if (Object && !Member->isArrow() && isa<VarDecl>(Object->getDecl()) &&
+          cast<VarDecl>(Object->getDecl())->isLocalVarDecl())
+        if (const Expr *Stored =
+                lastAssignmentBefore(Member, Ctx, [&](const Expr *Target) {
+                  const auto *Written = dyn_cast<MemberExpr>(Target);
+                  const auto *Base =
+                      Written ? dyn_cast<DeclRefExpr>(
+                                    Written->getBase()->IgnoreParenImpCasts())
+                              : nullptr;
+                  return Base && Written->getMemberDecl() == Field &&
+                         Base->getDecl() == Object->getDecl();
+                }))
+          return evaluateTensor(Stored);
       return fieldPlacement(Field, ValueKind::Tensor);
+    }
     return PlacementFact{};
   }
 

@@ -99,6 +99,20 @@ void discardedMoves(torch::Device Device, bool Flag) {
   (void)U;
 }
 
+// A discarded move to where the tensor already is does nothing: the output
+// of a model on the device, moved to that device; a host tensor moved to
+// the host.
+void discardedMovesThatChangeNothing(torch::Device Device) {
+  torch::nn::Linear Model(3, 3);
+  Model->to(Device);
+  auto Input = torch::randn({3}).to(Device);
+  auto Prediction = Model(Input);
+  Prediction.to(Device);
+  auto Host = torch::randn({3});
+  Host.cpu();
+  Host.to(torch::kCPU);
+}
+
 // A module that moves itself in its constructor is built where it moves.
 struct SelfPlacedImpl : torch::nn::Module {
   torch::nn::Linear Layer{4, 1};
