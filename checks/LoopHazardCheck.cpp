@@ -162,7 +162,8 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
 
 namespace {
 
-/// True if \p Copy, a cudaMemcpy to the host in \p Function, fills memory
+/// True if \p Copy, a cudaMemcpy to the host in \p Function (or a
+/// cudaMemcpyAsync, which a wait after it completes), fills memory
 /// the caller passed for the result (`ImageU8 &out` of a filter another
 /// file calls per image, or the buffer a struct taken by value points at)
 /// and that the function did not upload from: the
@@ -171,8 +172,8 @@ namespace {
 bool fillsResultParameter(const CallExpr *Copy, const FunctionDecl *Function,
                           DeviceInference &Devices) {
   std::optional<CudaApi> Api = identifyCudaCall(Copy);
-  if (!Api || *Api != CudaApi::Memcpy || Copy->getNumArgs() < 2 ||
-      !Function->hasBody())
+  if (!Api || (*Api != CudaApi::Memcpy && *Api != CudaApi::MemcpyAsync) ||
+      Copy->getNumArgs() < 2 || !Function->hasBody())
     return false;
   const auto *Result =
       dyn_cast_or_null<ParmVarDecl>(rootVariable(Copy->getArg(0)));

@@ -3591,6 +3591,58 @@ void simulate(Matrix Gradient, Matrix Potential, Matrix Field,
   EXPECT_EQ(std::string::npos, R.Out.find("matvec.cpp:13:")) << R.Out;
 }
 
+// The same with asynchronous copies into the caller's buffers: the wait
+// that completes them finishes the helper's product (silent); a wait for a
+// copy into the helper's own buffer stays a finding.
+TEST_F(ToolTest, WaitsCompletingCopiesIntoResultParametersAreTheProduct) {
+  std::string Helper = write("core.cu", R"cpp(#include <cuda_runtime.h>
+__global__ void diff(const unsigned char *Frame, unsigned char *Out,
+                     int *Count);
+void execCore(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
+              int *DeviceCount, unsigned char *Out, int *Count) {
+  diff<<<1, 256>>>(DeviceFrame, DeviceOut, DeviceCount);
+  cudaMemcpyAsync(Count, DeviceCount, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaDeviceSynchronize();
+  cudaMemcpyAsync(Out, DeviceOut, *Count, cudaMemcpyDeviceToHost);
+  cudaDeviceSynchronize();
+}
+void execScratch(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
+                 int *DeviceCount) {
+  static int Scratch;
+  diff<<<1, 256>>>(DeviceFrame, DeviceOut, DeviceCount);
+  cudaMemcpyAsync(&Scratch, DeviceCount, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaDeviceSynchronize();
+}
+)cpp");
+  std::string Main = write("server.cpp", R"cpp(
+void execCore(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
+              int *DeviceCount, unsigned char *Out, int *Count);
+void execScratch(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
+                 int *DeviceCount);
+void send(const unsigned char *Out, int Count);
+void serve(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
+           int *DeviceCount, unsigned char *Out, int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    int Count = 0;
+    execCore(DeviceFrame, DeviceOut, DeviceCount, Out, &Count);
+    execScratch(DeviceFrame, DeviceOut, DeviceCount);
+    send(Out, Count);
+  }
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop", Helper, Main,
+                 "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("core.cu:17:3: warning: 'cudaDeviceSynchronize' "
+                       "synchronizes with the GPU on every call of "
+                       "'execScratch()', which runs on every iteration of "
+                       "the loop at server.cpp:9"))
+      << R.Out << R.Err;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+}
+
 // A pass over elements that issues no device work of its own is set-up
 // work, unless its function runs on every step of a loop in another file:
 // then each step pays for the whole pass. A handful of rounds (a wait per

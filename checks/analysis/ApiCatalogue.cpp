@@ -768,6 +768,16 @@ bool isAsyncCopy(CudaApi Api) {
          Api == CudaApi::MemcpyFromSymbolAsync;
 }
 
+bool returnsCublasScalar(CudaApi Api) {
+  switch (Api) {
+#define XFER_CUBLAS_SCALAR_RESULT(Enumerator, Name) case CudaApi::Enumerator:
+#include "xfer/CudaApis.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool acquiresOrReleases(CudaApi Api) {
   switch (Api) {
   case CudaApi::Malloc:

@@ -130,6 +130,10 @@ bool isCopy(CudaApi Api);
 /// ...): they wait for the device but bring no value back from it.
 bool acquiresOrReleases(CudaApi Api);
 
+/// True for the cuBLAS routines that return one scalar through their last
+/// argument (cublasSasum, cublasSdot, cublasSnrm2, cublasIsamax, ...).
+bool returnsCublasScalar(CudaApi Api);
+
 /// cudaMemset and its stream and pitched forms: the first argument is the
 /// device memory to set.
 bool isCudaMemset(const FunctionDecl *FD);

@@ -2483,6 +2483,10 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
       Destination = Cast->getSubExpr()->IgnoreParenImpCasts();
     return VariableOf(Destination);
   }
+  // cublasSasum(handle, n, x, 1, &sum): the last argument.
+  if (std::optional<CudaApi> Api = identifyCudaCall(Call);
+      Api && returnsCublasScalar(*Api) && Call->getNumArgs() > 0)
+    return VariableOf(Call->getArg(Call->getNumArgs() - 1));
   const Stmt *Child = Call;
   for (const Stmt *P = parentStmt(Call, Ctx); P;
        Child = P, P = parentStmt(P, Ctx)) {
@@ -3204,11 +3208,10 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
         SM.getExpansionLoc(Earlier->getEndLoc()),
         SM.getExpansionLoc(Later->getBeginLoc()));
   };
-  // The same buffer uploaded again later in the iteration...
-  const CallExpr *Upload =
-      findFirst<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
-        if (&Call == ReadBack || !After(ReadBack, &Call))
-          return false;
+  // The same buffer uploaded again later in the iteration, or at the start
+  // of the next one (`cudaMemcpy(d_p, p, ...)` at the top of the step)...
+  auto UploadsDestination =
+      [&](const CallExpr &Call) {
         // Asynchronously from pinned memory too: still the same round trip.
         if (std::optional<CudaApi> Api = identifyCudaCall(&Call)) {
           std::optional<unsigned> Source = memcpySourceArgIndex(*Api);
@@ -3222,9 +3225,25 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
         std::optional<Hazard> H = classifyHazard(&Call, Devices);
         return H && H->Kind == HazardKind::HostToDeviceCopy &&
                copiedVariable(H->Subject) == Destination;
+      };
+  const CallExpr *Upload =
+      findFirst<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
+        return &Call != ReadBack && After(ReadBack, &Call) &&
+               UploadsDestination(Call);
       });
-  if (!Upload)
+  const bool UploadsAtNextStart =
+      !Upload &&
+      containsMatch<CallExpr>(loopBody(Loop), [&](const CallExpr &Call) {
+        return &Call != ReadBack && After(&Call, ReadBack) &&
+               UploadsDestination(Call);
+      });
+  if (!Upload && !UploadsAtNextStart)
     return false;
+  // Between the read-back and the upload (the end of the iteration, when
+  // the upload opens the next one).
+  auto BeforeUpload = [&](const Stmt *S) {
+    return !Upload || After(S, Upload);
+  };
   // ...after the host rewrote its elements in between, itself or, outside
   // any branch, through a function of the program that writes through the
   // buffer (`writeOut(state, h_left)`).
@@ -3233,32 +3252,59 @@ bool roundTripsThroughHost(const CallExpr *ReadBack, const Stmt *Loop,
       Body && llvm::any_of(Body->body(), [&](const Stmt *Part) {
         return !isa<IfStmt>(Part) &&
                containsMatch<CallExpr>(Part, [&](const CallExpr &Call) {
-                 if (!After(ReadBack, &Call) || !After(&Call, Upload) ||
-                     identifyCudaCall(&Call))
+                 const FunctionDecl *Callee = Call.getDirectCallee();
+                 if (!After(ReadBack, &Call) || !BeforeUpload(&Call) ||
+                     identifyCudaCall(&Call) || !Callee ||
+                     SM.isInSystemHeader(
+                         SM.getExpansionLoc(Callee->getLocation())))
                    return false;
-                 for (unsigned I = 0; I < Call.getNumArgs(); ++I)
-                   if (refersTo(Call.getArg(I), Destination) &&
+                 // A scalar passed by value (`expand(d_tail, tail)`) is a
+                 // copy of the value.
+                 for (unsigned I = 0; I < Call.getNumArgs(); ++I) {
+                   const Expr *Arg = Call.getArg(I)->IgnoreParens();
+                   const auto *Read = dyn_cast<ImplicitCastExpr>(Arg);
+                   if (refersTo(Arg, Destination) &&
+                       !(Read && Read->getCastKind() == CK_LValueToRValue &&
+                         !Arg->getType()->isPointerType()) &&
                        mayWriteThroughArgument(&Call, I, Ctx))
                      return true;
+                 }
                  return false;
                });
       });
   if (RewrittenThroughCall)
     return true;
+  // An element written through the buffer, or through a local pointer
+  // into it (`particle *p = h + i; p->x += ...`).
+  auto PointsIntoDestination = [&](const Expr *Base) {
+    if (refersTo(Base, Destination))
+      return true;
+    const auto *Ref = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+    const auto *Pointer = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return Pointer && Pointer->isLocalVarDecl() &&
+           Pointer->getType()->isPointerType() && Pointer->getInit() &&
+           refersTo(Pointer->getInit(), Destination);
+  };
   return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &S) {
-    if (!After(ReadBack, &S) || !After(&S, Upload))
+    if (!After(ReadBack, &S) || !BeforeUpload(&S))
       return false;
     std::optional<AssignmentParts> Parts = assignmentParts(S);
     if (!Parts)
       return false;
     const Expr *Target = Parts->Target->IgnoreParenImpCasts();
+    // `h[i].x = ...`, `p->x = ...`: a field of an element.
+    if (const auto *Member = dyn_cast<MemberExpr>(Target)) {
+      if (Member->isArrow())
+        return PointsIntoDestination(Member->getBase());
+      Target = Member->getBase()->IgnoreParenImpCasts();
+    }
     const Expr *Base = nullptr;
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Target))
       Base = Subscript->getBase();
     else if (const auto *Deref = dyn_cast<UnaryOperator>(Target);
              Deref && Deref->getOpcode() == UO_Deref)
       Base = Deref->getSubExpr();
-    return Base && refersTo(Base, Destination);
+    return Base && PointsIntoDestination(Base);
   });
 }
 

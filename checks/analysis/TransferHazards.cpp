@@ -34,10 +34,10 @@ bool passedAsPointerToConst(const UnaryOperator *AddressOf, ASTContext &Ctx) {
   return false;
 }
 
-/// True if the element \p Element names may be written: anything but a
-/// read of its value or its address handed to a pointer-to-const parameter
-/// (the source of a cudaMemcpy).
-bool mayWriteElement(const ArraySubscriptExpr *Element, ASTContext &Ctx) {
+/// True if the element (or field) \p Element names may be written:
+/// anything but a read of its value or its address handed to a
+/// pointer-to-const parameter (the source of a cudaMemcpy).
+bool mayWriteElement(const Expr *Element, ASTContext &Ctx) {
   const Stmt *Parent = parentStmt(Element, Ctx);
   while (const auto *Paren = dyn_cast_or_null<ParenExpr>(Parent))
     Parent = parentStmt(Paren, Ctx);
@@ -93,6 +93,25 @@ bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth) {
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Consumer))
     return Op->isAssignmentOp() && Op->getNumArgs() && Op->getArg(0) == Child;
+  // `particle *p = host + i;`: a local pointer into the same memory, and
+  // whatever is written through it.
+  if (const auto *Declaration = dyn_cast<DeclStmt>(Consumer)) {
+    constexpr unsigned MaxAliases = 2;
+    for (const Decl *D : Declaration->decls()) {
+      const auto *Alias = dyn_cast<VarDecl>(D);
+      if (!Alias || Alias->getInit() != Child ||
+          !Alias->getType()->isPointerType())
+        continue;
+      if (reachesConstOnly(Alias->getType()))
+        return false;
+      const Stmt *Scope = parentStmt(Declaration, Ctx);
+      return Depth >= MaxAliases || !Scope ||
+             containsMatch<DeclRefExpr>(Scope, [&](const DeclRefExpr &Ref) {
+               return Ref.getDecl() == Alias &&
+                      mayWriteThrough(&Ref, Ctx, Depth + 1);
+             });
+    }
+  }
   if (const auto *Unary = dyn_cast<UnaryOperator>(Consumer);
       Unary && Unary->getOpcode() == UO_AddrOf)
     return !passedAsPointerToConst(Unary, Ctx);
@@ -103,6 +122,9 @@ bool mayWriteThrough(const Expr *Use, ASTContext &Ctx, unsigned Depth) {
   if (const auto *Element = dyn_cast<ArraySubscriptExpr>(Consumer))
     return !reachesConstOnly(Use->getType()) && mayWriteElement(Element, Ctx);
   if (const auto *Member = dyn_cast<MemberExpr>(Consumer)) {
+    // `p->x = ...`: a field of what the pointer points at.
+    if (Member->isArrow() && isa<FieldDecl>(Member->getMemberDecl()))
+      return !reachesConstOnly(Use->getType()) && mayWriteElement(Member, Ctx);
     // In-place tensor operations end in '_' (add_, copy_, zero_).
     const auto *Method = dyn_cast<CXXMethodDecl>(Member->getMemberDecl());
     return Method && Method->getIdentifier() &&
@@ -241,6 +263,20 @@ std::optional<Hazard> classifyTorch(const CallExpr *Call, const TorchCall &T,
   return H;
 }
 
+/// True if the program switches a cuBLAS handle to device pointer mode
+/// anywhere in this translation unit: then a result pointer of unknown
+/// placement may point to device memory.
+bool setsDevicePointerMode(ASTContext &Ctx) {
+  // cublas_v2.h names it through a macro.
+  for (llvm::StringRef Name :
+       {"cublasSetPointerMode_v2", "cublasSetPointerMode"})
+    for (const NamedDecl *Found :
+         Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
+      if (Found->isReferenced())
+        return true;
+  return false;
+}
+
 std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
                                    DeviceInference &Devices) {
   Hazard H{HazardKind::HostSync, /*IsLibTorch=*/false,
@@ -255,6 +291,23 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
       H.CostPattern = patterns::CudaMallocFree;
     if (Api == CudaApi::Malloc && Call->getNumArgs() >= 2)
       H.Bytes = evaluateCount(Call->getArg(1), Devices.context());
+    return H;
+  }
+  // A cuBLAS reduction writing its result to host memory waits for it. In
+  // device pointer mode (cublasSetPointerMode) the result stays on the
+  // device and the call does not wait.
+  if (returnsCublasScalar(Api)) {
+    if (Call->getNumArgs() == 0)
+      return std::nullopt;
+    const Expr *Result = Call->getArg(Call->getNumArgs() - 1);
+    PlacementFact Where = Devices.pointerPlacement(Result);
+    if (!isHostPlacement(Where.Where) &&
+        !(Where.Where == Placement::Unknown &&
+          !setsDevicePointerMode(Devices.context())))
+      return std::nullopt;
+    H.Subject = Result;
+    H.SubjectPlacement = Where;
+    H.CostPattern = patterns::CudaStreamSynchronize;
     return H;
   }
   switch (Api) {

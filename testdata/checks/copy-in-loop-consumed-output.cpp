@@ -317,3 +317,24 @@ void trackObjects(media::VideoCapture &Capture, media::Image &Frame,
   // XFER-NOTE: :314:3: note: loop starts here
   // XFER-NOTE: :297:3: note: 'cudaMemcpy' copies device memory to the host here
 }
+
+// The same round trip across iterations: the step opens by uploading what
+// the host changed at the end of the last one (a hybrid integrator moving
+// the particles on the host through a pointer into the buffer).
+struct Particle {
+  float X, V;
+};
+void kickStep(Particle *Particles, int N); // launches a kernel
+void integrate(Particle *Device, Particle *Host, int N, int Steps, float Dt) {
+  for (int Step = 0; Step < Steps; ++Step) {
+    cudaMemcpy(Device, Host, N * sizeof(Particle), cudaMemcpyHostToDevice);
+    kickStep(Device, N);
+    cudaMemcpy(Host, Device, N * sizeof(Particle), cudaMemcpyDeviceToHost);
+    // XFER-WARNING: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies device memory to the host on every iteration of the loop at line 329: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :329:3: note: loop starts here
+    for (int I = 0; I < N; ++I) {
+      Particle *P = Host + I;
+      P->X += P->V * Dt;
+    }
+  }
+}

@@ -3,6 +3,7 @@
 // CUDA runtime loops whose iterations are nothing but kernel launches: one
 // graph launch per iteration replaces them.
 #include <cuda_runtime.h>
+#include <cublas_v2.h>
 #include <utility>
 
 __global__ void scale(float *Data, int N);
@@ -244,4 +245,16 @@ void replays(cudaGraphExec_t Exec, float *Data, int N, int Iters) {
 __global__ void smooth(float *Data, int N) {
   for (int I = 0; I < N; ++I)
     Data[I] *= 0.5f;
+}
+
+// A cuBLAS reduction into host memory waits for its result: the solve's
+// inner iteration cannot be captured.
+void reducesToHost(cublasHandle_t Handle, float *Data, int N, int Iters) {
+  float Error = 1;
+  for (int I = 0; I < Iters && Error > 1e-3f; ++I) {
+    stage(Data, N);
+    stage(Data, N);
+    stage(Data, N);
+    cublasSasum(Handle, N, Data, 1, &Error);
+  }
 }

@@ -27,3 +27,22 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t Handle);
 cublasStatus_t cublasSscal_v2(cublasHandle_t Handle, int N, const float *Alpha,
                               float *X, int IncX);
 #define cublasSscal cublasSscal_v2
+
+// Reductions returning one scalar, and the pointer mode that says where.
+typedef enum {
+  CUBLAS_POINTER_MODE_HOST = 0,
+  CUBLAS_POINTER_MODE_DEVICE = 1
+} cublasPointerMode_t;
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t Handle,
+                                       cublasPointerMode_t Mode);
+#define cublasSetPointerMode cublasSetPointerMode_v2
+cublasStatus_t cublasSasum_v2(cublasHandle_t Handle, int N, const float *X,
+                              int IncX, float *Result);
+#define cublasSasum cublasSasum_v2
+cublasStatus_t cublasSnrm2_v2(cublasHandle_t Handle, int N, const float *X,
+                              int IncX, float *Result);
+#define cublasSnrm2 cublasSnrm2_v2
+cublasStatus_t cublasSdot_v2(cublasHandle_t Handle, int N, const float *X,
+                             int IncX, const float *Y, int IncY,
+                             float *Result);
+#define cublasSdot cublasSdot_v2
