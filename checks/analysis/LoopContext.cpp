@@ -586,17 +586,26 @@ bool isFollowedByLoopExit(const Stmt *Child, const CompoundStmt *Block) {
 /// (`exit(EXIT_SUCCESS)`, `abort()`) and nothing between them can jump
 /// past it (an early `return` on success): what runs before it runs once.
 bool isFollowedByProgramExit(const Stmt *Child, const CompoundStmt *Block) {
+  auto NoReturn = [](const Stmt *S) {
+    if (const auto *E = dyn_cast<Expr>(S))
+      S = E->IgnoreImplicit();
+    const auto *Call = dyn_cast<CallExpr>(S);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    return Callee && Callee->isNoReturn();
+  };
   bool Seen = false;
   for (const Stmt *S : Block->body()) {
     if (S == Child) {
+      // An argument of the call that ends the program (a failed check's
+      // message) is evaluated on the way out.
+      if (NoReturn(S))
+        return true;
       Seen = true;
       continue;
     }
     if (!Seen)
       continue;
-    const auto *Call = dyn_cast<CallExpr>(S);
-    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-    if (Callee && Callee->isNoReturn())
+    if (NoReturn(S))
       return true;
     if (containsMatch<Stmt>(S, [](const Stmt &Inner) {
           return isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt>(Inner);
@@ -1245,8 +1254,25 @@ bool waitsForDevice(const CallExpr &Call, const ASTContext &Ctx) {
   if (!thrustBlockingAlgorithmName(&Call).empty())
     return true;
   std::optional<TorchCall> Torch = identifyTorchCall(&Call);
-  return Torch && (Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
-                   Torch->Op == TorchOp::Print);
+  if (!Torch || !(Torch->Op == TorchOp::Item || Torch->Op == TorchOp::Cpu ||
+                  Torch->Op == TorchOp::Print))
+    return false;
+  // `torch::randint(0, n, {1}).item<int64_t>()`: a value drawn on the host.
+  const auto *Made = Torch->Subject
+                         ? dyn_cast<CallExpr>(Torch->Subject->IgnoreImplicit())
+                         : nullptr;
+  std::optional<TorchCall> Factory =
+      Made ? identifyTorchCall(Made) : std::nullopt;
+  return !(Factory && Factory->Op == TorchOp::Factory &&
+           llvm::none_of(Made->arguments(), [](const Expr *Arg) {
+             if (isa<CXXDefaultArgExpr>(Arg))
+               return false;
+             const CXXRecordDecl *Class =
+                 Arg->getType().getNonReferenceType()->getAsCXXRecordDecl();
+             return Class && Class->getIdentifier() &&
+                    llvm::is_contained({"TensorOptions", "Device"},
+                                       Class->getName());
+           }));
 }
 
 /// True if running \p S waits for the device on its way (see
@@ -2483,10 +2509,12 @@ const ValueDecl *readBackTarget(const CallExpr *Call, ASTContext &Ctx) {
       Destination = Cast->getSubExpr()->IgnoreParenImpCasts();
     return VariableOf(Destination);
   }
-  // cublasSasum(handle, n, x, 1, &sum): the last argument.
-  if (std::optional<CudaApi> Api = identifyCudaCall(Call);
-      Api && returnsCublasScalar(*Api) && Call->getNumArgs() > 0)
-    return VariableOf(Call->getArg(Call->getNumArgs() - 1));
+  // cublasSasum(handle, n, x, 1, &sum): the last argument. What other CUDA
+  // calls return is a status, not data from the device.
+  if (std::optional<CudaApi> Api = identifyCudaCall(Call))
+    return returnsCublasScalar(*Api) && Call->getNumArgs() > 0
+               ? VariableOf(Call->getArg(Call->getNumArgs() - 1))
+               : nullptr;
   const Stmt *Child = Call;
   for (const Stmt *P = parentStmt(Call, Ctx); P;
        Child = P, P = parentStmt(P, Ctx)) {
@@ -2543,6 +2571,10 @@ bool leavesOrStops(const Stmt *S, const Expr *Condition) {
     return false;
   if (isa<BreakStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
       isa<CXXThrowExpr>(S))
+    return true;
+  // A call that does not return (exit(), a failed TORCH_CHECK).
+  if (const auto *Call = dyn_cast<CallExpr>(S);
+      Call && Call->getDirectCallee() && Call->getDirectCallee()->isNoReturn())
     return true;
   if (const auto *Assign = dyn_cast<BinaryOperator>(S);
       Assign && Assign->isAssignmentOp() && Condition)
@@ -3176,11 +3208,23 @@ bool isCudaErrorReport(const IfStmt *If, ASTContext &Ctx) {
 } // namespace
 
 bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
+  // A branch that ends the program or fails a check (`exit(1)`, the
+  // message of a TORCH_CHECK) runs at most once.
+  auto EndsInNoReturnCall = [](const Stmt *Branch) {
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Branch))
+      Branch = Block->body_empty() ? nullptr : Block->body_back();
+    if (const auto *E = dyn_cast_or_null<Expr>(Branch))
+      Branch = E->IgnoreImplicit();
+    const auto *Call = dyn_cast_or_null<CallExpr>(Branch);
+    return Call && Call->getDirectCallee() &&
+           Call->getDirectCallee()->isNoReturn();
+  };
   const Stmt *Child = S;
   for (const Stmt *P = parentStmt(S, Ctx); P && !isLoopStmt(P);
        Child = P, P = parentStmt(P, Ctx))
     if (const auto *If = dyn_cast<IfStmt>(P);
-        If && Child == If->getThen() && isCudaErrorExit(If))
+        If && Child == If->getThen() &&
+        (isCudaErrorExit(If) || EndsInNoReturnCall(If->getThen())))
       return true;
   return false;
 }

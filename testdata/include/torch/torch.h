@@ -212,6 +212,8 @@ struct TensorIndex {
 
 Tensor randn(IntArrayRef Size, TensorOptions Options = {});
 Tensor rand(IntArrayRef Size, TensorOptions Options = {});
+Tensor randint(int64_t Low, int64_t High, IntArrayRef Size,
+               TensorOptions Options = {});
 Tensor zeros(IntArrayRef Size, TensorOptions Options = {});
 Tensor ones(IntArrayRef Size, TensorOptions Options = {});
 Tensor empty(IntArrayRef Size, TensorOptions Options = {});
@@ -260,6 +262,10 @@ inline at::Tensor randn(at::IntArrayRef Size, at::TensorOptions Options = {}) {
 }
 inline at::Tensor rand(at::IntArrayRef Size, at::TensorOptions Options = {}) {
   return at::rand(Size, Options);
+}
+inline at::Tensor randint(int64_t Low, int64_t High, at::IntArrayRef Size,
+                          at::TensorOptions Options = {}) {
+  return at::randint(Low, High, Size, Options);
 }
 inline at::Tensor zeros(at::IntArrayRef Size, at::TensorOptions Options = {}) {
   return at::zeros(Size, Options);
