@@ -504,6 +504,97 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
   return !programFacts(Ctx).calledOnlyInEvaluation(Function);
 }
 
+namespace {
+
+/// The value of \p Cond when parameter \p Param holds \p Value, if the
+/// condition reads nothing else but constants.
+std::optional<int64_t> valueWith(const Expr *Cond, const ParmVarDecl *Param,
+                                 int64_t Value, const ASTContext &Ctx) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Cond))
+    return Ref->getDecl() == Param ? std::optional<int64_t>(Value)
+                                   : evaluateInt(Cond, Ctx);
+  if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+      Not && Not->getOpcode() == UO_LNot) {
+    std::optional<int64_t> Inner =
+        valueWith(Not->getSubExpr(), Param, Value, Ctx);
+    return Inner ? std::optional<int64_t>(!*Inner) : std::nullopt;
+  }
+  const auto *Bin = dyn_cast<BinaryOperator>(Cond);
+  if (!Bin)
+    return evaluateInt(Cond, Ctx);
+  std::optional<int64_t> L = valueWith(Bin->getLHS(), Param, Value, Ctx);
+  std::optional<int64_t> R = valueWith(Bin->getRHS(), Param, Value, Ctx);
+  // `phase == 3 && verbose`: false whatever the other side is.
+  if (Bin->getOpcode() == BO_LAnd && ((L && !*L) || (R && !*R)))
+    return 0;
+  if (Bin->getOpcode() == BO_LOr && ((L && *L) || (R && *R)))
+    return 1;
+  if (!L || !R)
+    return std::nullopt;
+  switch (Bin->getOpcode()) {
+  case BO_EQ:
+    return *L == *R;
+  case BO_NE:
+    return *L != *R;
+  case BO_LT:
+    return *L < *R;
+  case BO_GT:
+    return *L > *R;
+  case BO_LE:
+    return *L <= *R;
+  case BO_GE:
+    return *L >= *R;
+  case BO_LAnd:
+    return *L && *R;
+  case BO_LOr:
+    return *L || *R;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+bool LoopHazardCheck::skippedOnSteps(const Stmt *S,
+                                     const FunctionDecl *Function,
+                                     ASTContext &Ctx) {
+  if (!Facts || !Function)
+    return false;
+  const Stmt *Child = S;
+  for (const Stmt *P = parentStmt(S, Ctx); P;
+       Child = P, P = parentStmt(P, Ctx)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || Child == If->getCond() || Child == If->getInit())
+      continue;
+    const bool InThen = Child == If->getThen();
+    // The branch on one parameter the step loops pass constants for.
+    const ParmVarDecl *Tested = nullptr;
+    bool OneParameter = true;
+    walkStmt(If->getCond(), [&](const Stmt &Node) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(&Node))
+        if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+          OneParameter &= !Tested || Tested == Param;
+          Tested = Param;
+        }
+      return WalkStep::Continue;
+    });
+    if (!Tested || !OneParameter)
+      continue;
+    std::optional<llvm::ArrayRef<int64_t>> Passed =
+        Facts->stepArgumentValues(Function, Tested->getFunctionScopeIndex());
+    if (!Passed || Passed->empty())
+      continue;
+    if (llvm::all_of(*Passed, [&](int64_t Value) {
+          std::optional<int64_t> Taken =
+              valueWith(If->getCond(), Tested, Value, Ctx);
+          return Taken && (*Taken != 0) != InThen;
+        }))
+      return true;
+  }
+  return false;
+}
+
 bool LoopHazardCheck::inStepOfAnotherFile(const Stmt *S,
                                           const ExecutionFrequency &Frequency,
                                           ASTContext &Ctx) {
@@ -516,7 +607,8 @@ bool LoopHazardCheck::inStepOfAnotherFile(const Stmt *S,
     return false;
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
   return Function && Facts->stepOrigin(Function) &&
-         !isCalledInLoopHere(Function, Analyses->devices(), Ctx);
+         !isCalledInLoopHere(Function, Analyses->devices(), Ctx) &&
+         !skippedOnSteps(S, Function, Ctx);
 }
 
 const ProjectFacts &LoopHazardCheck::programFacts(ASTContext &Ctx) {
@@ -661,7 +753,7 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
   if (Frequency.Guard != GuardKind::None || !Function ||
       isOnErrorPath(S, Ctx) ||
       isCalledInLoopHere(Function, Analyses->devices(), Ctx) ||
-      runsTrainingEpoch(Function, Ctx))
+      runsTrainingEpoch(Function, Ctx) || skippedOnSteps(S, Function, Ctx))
     return std::nullopt;
   return stepPhrase(Function, Facts.get());
 }

@@ -104,6 +104,13 @@ private:
   /// True if \p S runs only in loops that issue no device work of their
   /// own (a pass over elements), in a function that a loop in another file
   /// calls on every iteration: each step pays the whole pass.
+  /// True if \p S, in \p Function, sits in a branch on one parameter that
+  /// no step loop's call takes: every step call passes a constant for it
+  /// (the project index's stepArguments) and none of them selects the
+  /// branch (`if (phase == 3)` of a helper the time loop calls with 1 and
+  /// 2, and once after the loop with 3).
+  bool skippedOnSteps(const Stmt *S, const FunctionDecl *Function,
+                      ASTContext &Ctx);
   bool inStepOfAnotherFile(const Stmt *S, const ExecutionFrequency &Frequency,
                            ASTContext &Ctx);
   /// True for a LibTorch hazard in a program that shows no CUDA use.

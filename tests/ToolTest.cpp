@@ -3643,6 +3643,50 @@ void serve(const unsigned char *DeviceFrame, unsigned char *DeviceOut,
   EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
 }
 
+// A helper of another file whose branches a parameter selects: the step
+// loop's calls pass 1 and 2, and only a call after the loop passes 3, so
+// what the `phase == 3` branch does is not per-step (the project index's
+// stepArguments).
+TEST_F(ToolTest, BranchesNoStepCallSelectsAreNotPerStep) {
+  std::string Comms = write("comms.cu", R"cpp(#include <cuda_runtime.h>
+void exchange(int Phase, float *Device, float *Host, int N) {
+  if (Phase == 1) {
+    for (int J = 0; J < N; ++J)
+      cudaMemcpy(Host + J * N, Device + J * N, sizeof(float),
+                 cudaMemcpyDeviceToHost);
+  }
+  if (Phase == 3) {
+    for (int J = 0; J < N; ++J)
+      cudaMemcpy(Host + J * N, Device + J * N, N * sizeof(float),
+                 cudaMemcpyDeviceToHost);
+  }
+}
+)cpp");
+  std::string Main = write("main.cu", R"cpp(#include <cuda_runtime.h>
+__global__ void step(float *Device, int N);
+void exchange(int Phase, float *Device, float *Host, int N);
+void solve(float *Device, float *Host, int N, int Steps) {
+  for (int T = 0; T < Steps; ++T) {
+    exchange(1, Device, Host, N);
+    exchange(2, Device, Host, N);
+    step<<<1, 256>>>(Device, N);
+  }
+  exchange(3, Device, Host, N);
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-copy-in-loop", Comms, Main,
+                 "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("comms.cu:5:7: warning: 'cudaMemcpy' copies device "
+                       "memory to the host on every iteration of the loop "
+                       "at line 4"))
+      << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("comms.cu:10:")) << R.Out;
+  EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
+}
+
 // A pass over elements that issues no device work of its own is set-up
 // work, unless its function runs on every step of a loop in another file:
 // then each step pays for the whole pass. A handful of rounds (a wait per

@@ -337,6 +337,8 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
         else if (!WaitsForNothing)
           Facts.ConditionalStepCalls.try_emplace(CalleeKey,
                                                  std::move(Conditional));
+        if (!WaitsForNothing && StepCall && Callee)
+          Facts.recordStepArguments(CalleeKey, StepCall, Callee, Ctx);
       }
     }
     const auto *Call = dyn_cast<CallExpr>(Site);
@@ -485,6 +487,69 @@ bool ProjectFacts::movesParameter(const FunctionDecl *Function,
   return MovedParameters.contains(movedParameterKey(Function, Index));
 }
 
+void ProjectFacts::recordStepArguments(llvm::StringRef CalleeKey,
+                                       const CallExpr *Call,
+                                       const FunctionDecl *Callee,
+                                       const ASTContext &Ctx) {
+  const unsigned First =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+  llvm::SmallVector<ArgumentValues, 4> Values(Callee->getNumParams());
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    const Expr *Arg =
+        I + First < Call->getNumArgs() ? Call->getArg(I + First) : nullptr;
+    if (const auto *Default = dyn_cast_or_null<CXXDefaultArgExpr>(Arg))
+      Arg = Default->getExpr();
+    std::optional<int64_t> Value =
+        Arg && Arg->getType()->isIntegralOrEnumerationType()
+            ? evaluateInt(Arg, Ctx)
+            : std::nullopt;
+    if (Value)
+      Values[I].Constants.push_back(*Value);
+    else
+      Values[I].Varies = true;
+  }
+  mergeStepArguments(CalleeKey, Values);
+}
+
+void ProjectFacts::mergeStepArguments(llvm::StringRef CalleeKey,
+                                      llvm::ArrayRef<ArgumentValues> Values) {
+  auto [It, Inserted] = StepArguments.try_emplace(CalleeKey);
+  llvm::SmallVector<ArgumentValues, 4> &Into = It->second;
+  if (Inserted) {
+    Into.assign(Values.begin(), Values.end());
+    return;
+  }
+  // Calls that disagree on the number of arguments (overloads sharing a
+  // key cannot): whatever is not known everywhere varies.
+  if (Into.size() != Values.size()) {
+    Into.resize(std::min(Into.size(), Values.size()));
+    for (ArgumentValues &Slot : Into)
+      Slot.Varies = true;
+    return;
+  }
+  for (size_t I = 0; I < Values.size(); ++I) {
+    Into[I].Varies |= Values[I].Varies;
+    for (int64_t Constant : Values[I].Constants)
+      if (!llvm::is_contained(Into[I].Constants, Constant))
+        Into[I].Constants.push_back(Constant);
+  }
+}
+
+std::optional<llvm::ArrayRef<int64_t>>
+ProjectFacts::stepArgumentValues(const FunctionDecl *Function,
+                                 unsigned Index) const {
+  const std::string Key = functionKey(Function);
+  auto It = StepArguments.find(Key);
+  // Reached from another step function as well (an unconditional call
+  // outside loops), it may be passed anything.
+  if (It == StepArguments.end() || Index >= It->second.size() ||
+      It->second[Index].Varies || llvm::any_of(Calls, [&](const auto &Edge) {
+        return Edge.second == Key && Steps.contains(Edge.first);
+      }))
+    return std::nullopt;
+  return llvm::ArrayRef<int64_t>(It->second[Index].Constants);
+}
+
 void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
   const llvm::json::Object *Object = TranslationUnit.getAsObject();
   if (!Object)
@@ -495,6 +560,22 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const auto &[Key, Value] : *Roots)
       if (std::optional<llvm::StringRef> Loop = Value.getAsString())
         StepCalls.try_emplace(Key.str(), Loop->str());
+  if (const llvm::json::Object *Arguments = Object->getObject("stepArguments"))
+    for (const auto &[Key, Value] : *Arguments)
+      if (const llvm::json::Array *Slots = Value.getAsArray()) {
+        llvm::SmallVector<ArgumentValues, 4> Values(Slots->size());
+        for (size_t I = 0; I < Slots->size(); ++I) {
+          const llvm::json::Array *Constants = (*Slots)[I].getAsArray();
+          Values[I].Varies = !Constants;
+          if (Constants)
+            for (const llvm::json::Value &Constant : *Constants)
+              if (std::optional<int64_t> Number = Constant.getAsInteger())
+                Values[I].Constants.push_back(*Number);
+              else
+                Values[I].Varies = true;
+        }
+        mergeStepArguments(Key, Values);
+      }
   if (const llvm::json::Array *Evaluation = Object->getArray("evaluationCalls"))
     for (const llvm::json::Value &Key : *Evaluation)
       if (std::optional<llvm::StringRef> Name = Key.getAsString())
@@ -619,6 +700,21 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Edges;
   for (const auto &[Caller, Callee] : Calls)
     Edges.push_back(llvm::json::Array{Caller, Callee});
+  llvm::json::Object Arguments;
+  for (const auto &Entry : StepArguments) {
+    llvm::json::Array Slots;
+    for (const ArgumentValues &Slot : Entry.second) {
+      if (Slot.Varies) {
+        Slots.push_back(nullptr);
+        continue;
+      }
+      llvm::json::Array Constants;
+      for (int64_t Constant : Slot.Constants)
+        Constants.push_back(Constant);
+      Slots.push_back(std::move(Constants));
+    }
+    Arguments[Entry.first().str()] = std::move(Slots);
+  }
   auto WritePlacements = [](const llvm::StringMap<Placement> &From) {
     llvm::json::Object Placements;
     for (const auto &Entry : From)
@@ -633,6 +729,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"parameters", std::move(Functions)},
                             {"stepCalls", std::move(Roots)},
                             {"stepCallsIfWork", std::move(Conditional)},
+                            {"stepArguments", std::move(Arguments)},
                             {"trainingLoops", std::move(Training)},
                             {"inputLoops", std::move(Input)},
                             {"evaluationCalls", std::move(Evaluation)},

@@ -41,6 +41,7 @@ public:
   ///  "stepCalls": {"<callee key>": "<file>:<line> of the loop"},
   ///  "stepCallsIfWork": {"<callee key>": {"loop": "<file>:<line>",
   ///                       "unseenCallees": ["<key>", ...]}},
+  ///  "stepArguments": {"<callee key>": [[1, 2], null, ...]},
   ///  "functions": {"<key>": {"queuesWork": bool,
   ///                          "unseenCallees": ["<key>", ...]}},
   ///  "calls": [["<caller key>", "<callee key>"], ...],
@@ -106,6 +107,13 @@ public:
   /// step.
   bool drivenByNewInput(const FunctionDecl *Function) const;
 
+  /// The constants that the calls in step loops pass for parameter
+  /// \p Index of \p Function (`exchange(1, ...)`, `exchange(2, ...)`), when
+  /// every such call passes a constant and no other step function calls it:
+  /// what a branch on the parameter sees on every step.
+  std::optional<llvm::ArrayRef<int64_t>>
+  stepArgumentValues(const FunctionDecl *Function, unsigned Index) const;
+
   /// True if \p Function (a module's forward), in the file that defines
   /// it, moves its parameter \p Index to a device itself.
   bool movesParameter(const FunctionDecl *Function, unsigned Index) const;
@@ -123,6 +131,16 @@ private:
     bool QueuesWork = false;
     llvm::SmallVector<std::string, 2> UnseenCallees;
   };
+  /// What the step loops' calls pass for one parameter: constants, or
+  /// something that varies.
+  struct ArgumentValues {
+    llvm::SmallVector<int64_t, 2> Constants;
+    bool Varies = false;
+  };
+  void recordStepArguments(llvm::StringRef CalleeKey, const CallExpr *Call,
+                           const FunctionDecl *Callee, const ASTContext &Ctx);
+  void mergeStepArguments(llvm::StringRef CalleeKey,
+                          llvm::ArrayRef<ArgumentValues> Values);
   /// A loop that is a step loop if one of the functions it calls, defined
   /// elsewhere, queues device work (else it sets up or tears down).
   struct ConditionalStep {
@@ -145,6 +163,7 @@ private:
   llvm::StringMap<Placement> Fields;
   llvm::StringMap<std::string> StepCalls;
   llvm::StringMap<ConditionalStep> ConditionalStepCalls;
+  llvm::StringMap<llvm::SmallVector<ArgumentValues, 4>> StepArguments;
   llvm::StringMap<FunctionWork> DefinedFunctions;
   std::vector<std::pair<std::string, std::string>> Calls;
   llvm::StringMap<StepOrigin> Steps;
