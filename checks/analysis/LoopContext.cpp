@@ -410,6 +410,18 @@ bool isNullOrFalse(const Expr *E) {
 /// The variable or member \p E names: `Flag`, `this->Flag`, `Object.Flag`.
 const ValueDecl *namedDeclaration(const Expr *E) {
   E = E->IgnoreParenCasts();
+  // An element stands for its array (`slots[i]` for `slots`, also of a
+  // std::vector).
+  while (true) {
+    if (const auto *Element = dyn_cast<ArraySubscriptExpr>(E))
+      E = Element->getBase()->IgnoreParenCasts();
+    else if (const auto *Element = dyn_cast<CXXOperatorCallExpr>(E);
+             Element && Element->getOperator() == OO_Subscript &&
+             Element->getNumArgs() == 2)
+      E = Element->getArg(0)->IgnoreParenCasts();
+    else
+      break;
+  }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return Ref->getDecl();
   if (const auto *Member = dyn_cast<MemberExpr>(E))
@@ -463,17 +475,32 @@ const ValueDecl *memberOwner(const Expr *E) {
   return Member ? namedDeclaration(Member->getBase()) : nullptr;
 }
 
-/// True if \p Then calls a method on \p Owner whose body sets the member
-/// \p Subject (`output.allocate(rows, cols)`, which sets `allocated`).
+/// True if \p E is a member of the object a method runs on (`allocated_`,
+/// `this->rows`).
+bool isOwnMember(const Expr *E) {
+  const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  return Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
+}
+
+/// True if \p Then calls a method on \p Owner (on `this` when \p Owner is
+/// null) whose body sets the member \p Subject (`output.allocate(rows,
+/// cols)`, which sets `allocated`; `allocateResources()`, which sets
+/// `m_resourcesAllocated`).
 bool setsThroughMethod(const Stmt *Then, const ValueDecl *Owner,
                        const ValueDecl *Subject) {
   auto Sets = [&](const Stmt *S) {
+    if (const auto *E = dyn_cast<Expr>(S))
+      S = E->IgnoreImplicit();
     const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
     const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
     const FunctionDecl *Definition = nullptr;
-    return Method && Method->hasBody(Definition) &&
-           namedDeclaration(Call->getImplicitObjectArgument()) == Owner &&
-           assignsDirectly(Definition->getBody(), Subject);
+    if (!Method || !Method->hasBody(Definition))
+      return false;
+    const Expr *Object = Call->getImplicitObjectArgument();
+    const bool OnOwner =
+        Owner ? namedDeclaration(Object) == Owner
+              : Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts());
+    return OnOwner && assignsDirectly(Definition->getBody(), Subject);
   };
   if (const auto *Block = dyn_cast<CompoundStmt>(Then))
     return llvm::any_of(Block->body(), Sets);
@@ -502,7 +529,9 @@ bool isFirstTimeBranch(const IfStmt *If) {
   Flatten(If->getCond());
   // A buffer grown when it is too small, `if (size < needed) { cudaFree(p);
   // size = needed; cudaMalloc(&p, size); }`: the branch raises what it
-  // tests, so it runs while the need grows, not on every call.
+  // tests, so it runs while the need grows, not on every call. So does a
+  // schedule of output points, `if (step >= next_log) { ...; next_log +=
+  // interval; }` (also advanced in a loop of the branch).
   if (const auto *Compare = dyn_cast<BinaryOperator>(Terms.front());
       Terms.size() == 1 && Compare &&
       (Compare->getOpcode() == BO_LT || Compare->getOpcode() == BO_GT ||
@@ -512,7 +541,15 @@ bool isFirstTimeBranch(const IfStmt *If) {
             ? Compare->getLHS()
             : Compare->getRHS();
     if (const ValueDecl *Size = namedDeclaration(Capacity);
-        Size && assignsDirectly(If->getThen(), Size))
+        Size && (assignsDirectly(If->getThen(), Size) ||
+                 containsMatch<Stmt>(If->getThen(), [&](const Stmt &S) {
+                   const auto *Step = dyn_cast<UnaryOperator>(&S);
+                   if (Step && Step->isIncrementOp())
+                     return namedDeclaration(Step->getSubExpr()) == Size;
+                   const auto *Assign = dyn_cast<BinaryOperator>(&S);
+                   return Assign && Assign->isAssignmentOp() &&
+                          namedDeclaration(Assign->getLHS()) == Size;
+                 })))
       return true;
   }
   // Buffers made again when the input's shape changes, `if (cols != img.cols
@@ -552,15 +589,20 @@ bool isFirstTimeBranch(const IfStmt *If) {
   else if (const auto *Bin = dyn_cast<BinaryOperator>(FirstTime))
     Tested = isNullOrFalse(Bin->getRHS()) ? Bin->getLHS() : Bin->getRHS();
   const ValueDecl *Owner = memberOwner(Tested);
-  if (!Owner)
+  // Or the object the method runs on, remade through another of its
+  // methods (`if (!m_allocated || in.cols != m_width) allocate(...)`).
+  const bool OwnState = !Owner && isOwnMember(Tested);
+  if (!Owner && !OwnState)
     return false;
+  auto OfOwner = [&](const Expr *Side) {
+    return OwnState ? isOwnMember(Side) : memberOwner(Side) == Owner;
+  };
   for (const Expr *Term : Terms) {
     if (Term == FirstTime)
       continue;
     const auto *Compare = dyn_cast<BinaryOperator>(Term);
     if (!Compare || !Compare->isComparisonOp() ||
-        (memberOwner(Compare->getLHS()) != Owner &&
-         memberOwner(Compare->getRHS()) != Owner))
+        (!OfOwner(Compare->getLHS()) && !OfOwner(Compare->getRHS())))
       return false;
   }
   return setsThroughMethod(If->getThen(), Owner, Subject) ||

@@ -133,3 +133,57 @@ void matchPairs(float *Out, const float *const *Lefts, const int *Widths,
     // XFER-NOTE: :121:5: note: 'cudaMalloc' synchronizes with the GPU here too
   }
 }
+
+// Per-slot buffers made the first time each slot is used (elements of a
+// std::vector tested and allocated), and a pipeline that remakes its own
+// buffers through one of its methods when the frame's shape changes:
+// silent. A slot allocated whatever it holds is reported.
+#include <vector>
+__global__ void filterKernel(float *Weights, int N);
+struct Pipeline {
+  std::vector<float *> Slots;
+  bool Allocated = false;
+  int Width = 0;
+  float *Frame = nullptr;
+  void allocate(int W) {
+    cudaMalloc((void **)&Frame, W * sizeof(float));
+    Width = W;
+    Allocated = true;
+  }
+  void run(int W, int Stages) {
+    if (!Allocated || W != Width)
+      allocate(W);
+    for (int S = 0; S < Stages; ++S) {
+      if (!Slots[S])
+        cudaMalloc((void **)&Slots[S], 9 * sizeof(float));
+      filterKernel<<<1, 32>>>(Slots[S], W);
+    }
+  }
+  void runFresh(int W, int Stages) {
+    for (int S = 0; S < Stages; ++S) {
+      cudaMalloc((void **)&Slots[S], 9 * sizeof(float));
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaMalloc' synchronizes with the GPU on every iteration of the loop at line 163: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :163:5: note: loop starts here
+      filterKernel<<<1, 32>>>(Slots[S], W);
+    }
+  }
+};
+
+void frames(Pipeline &P, const int *Widths, int Frames) {
+  for (int F = 0; F < Frames; ++F)
+    P.run(Widths[F], 4);
+}
+
+// Output on a schedule of steps: the branch moves the next output step
+// ahead of the one it tests, so it runs at the schedule's rate.
+void simulate(float *Device, float *Host, int N, int Steps, int Interval) {
+  int NextOutput = 0;
+  for (int T = 0; T < Steps; ++T) {
+    filterKernel<<<1, 32>>>(Device, N);
+    if (T >= NextOutput) {
+      cudaDeviceSynchronize();
+      while (NextOutput <= T)
+        NextOutput += Interval;
+    }
+  }
+}
