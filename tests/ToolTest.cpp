@@ -3687,6 +3687,48 @@ void solve(float *Device, float *Host, int N, int Steps) {
   EXPECT_EQ(1u, llvm::StringRef(R.Out).count(": warning: ")) << R.Out;
 }
 
+// A loop in a function template calls a method of its type parameter: the
+// index follows the calls of each instantiation, so the method another file
+// defines runs on every step.
+TEST_F(ToolTest, StepCallsOfTemplateInstantiationsReachOtherFiles) {
+  write("md.h", R"cpp(#pragma once
+__global__ void integrate(float *Positions, int N);
+template <typename Thermostat>
+void run(Thermostat &T, float *Positions, int N, int Steps) {
+  for (int S = 0; S < Steps; ++S) {
+    integrate<<<1, 256>>>(Positions, N);
+    T.update(Positions, N);
+  }
+}
+struct Bussi {
+  float *Scratch;
+  void update(float *Positions, int N);
+};
+)cpp");
+  std::string Thermostat = write("bussi.cu", R"cpp(#include <cuda_runtime.h>
+#include "md.h"
+void Bussi::update(float *Positions, int N) {
+  cudaMalloc((void **)&Scratch, N * sizeof(float));
+}
+)cpp");
+  std::string Main = write("main.cu", R"cpp(#include <cuda_runtime.h>
+#include "md.h"
+void simulate(float *Positions, int N) {
+  Bussi T;
+  run(T, Positions, N, 1000);
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop", Thermostat,
+                 Main, "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("bussi.cu:4:3: warning: 'cudaMalloc' synchronizes with "
+                       "the GPU on every call of 'Bussi::update()', which "
+                       "runs on every iteration of the loop at md.h:5"))
+      << R.Out << R.Err;
+}
+
 // A pass over elements that issues no device work of its own is set-up
 // work, unless its function runs on every step of a loop in another file:
 // then each step pays for the whole pass. A handful of rounds (a wait per

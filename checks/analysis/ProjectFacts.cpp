@@ -208,7 +208,9 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
   };
   for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (!SM.isInSystemHeader(D->getLocation()))
-      walkDecl(D, OnStmt, OnDecl);
+      walkDecl(
+          D, OnStmt, OnDecl,
+          WalkScope{/*LambdaBodies=*/true, /*TemplateInstantiations=*/true});
 
   ProjectFacts Facts;
   // Which functions defined elsewhere a search for device work reached;
