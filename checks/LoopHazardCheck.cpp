@@ -574,7 +574,11 @@ bool LoopHazardCheck::skippedOnSteps(const Stmt *S,
     walkStmt(If->getCond(), [&](const Stmt &Node) {
       if (const auto *Ref = dyn_cast<DeclRefExpr>(&Node))
         if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
-          OneParameter &= !Tested || Tested == Param;
+          // A parameter of this function, not of a lambda inside it.
+          const auto *Owner = dyn_cast<FunctionDecl>(Param->getDeclContext());
+          OneParameter &= (!Tested || Tested == Param) && Owner &&
+                          Owner->getCanonicalDecl() ==
+                              Function->getCanonicalDecl();
           Tested = Param;
         }
       return WalkStep::Continue;

@@ -3114,7 +3114,7 @@ bool handsValueToHost(const Expr *Use, ASTContext &Ctx) {
   const Stmt *P = parentStmt(Use, Ctx);
   while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(P))
     P = parentStmt(P, Ctx);
-  if (const auto *Compound = dyn_cast_or_null<CompoundAssignOperator>(P))
+  if (isa_and_nonnull<CompoundAssignOperator>(P))
     return false;
   return consumesOnHost(Use, /*StoreConsumes=*/true, Ctx);
 }

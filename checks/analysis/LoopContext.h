@@ -187,7 +187,9 @@ bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
 /// True if \p S runs only when a CUDA call failed: inside an `if` that
 /// tests a CUDA error (`st != cudaSuccess`) or reports one (throws, writes
 /// to stderr, cudaGetErrorString) and then leaves the function (`return`,
-/// `throw`, `exit`). Freeing buffers there is cleanup before giving up.
+/// `throw`, `exit`). Freeing buffers there is cleanup before giving up. So
+/// does a branch that ends in a call that does not return (`exit(1)`, a
+/// failed TORCH_CHECK's `torchCheckFail`): it runs at most once.
 bool isOnErrorPath(const Stmt *S, ASTContext &Ctx);
 
 /// True if the host memory \p ReadBack fills is rewritten by the host and
