@@ -140,9 +140,14 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
                                                            const Stmt *Loop,
                                                            ASTContext &Ctx) {
   // `action[i].item<int>()` in a loop over i: one wait per element where
-  // one copy of the whole before the loop would do.
+  // one copy of the whole before the loop would do. So is `heatmaps[i].cpu()`
+  // (a LibTorch copy of one slice per iteration).
   const auto *For = dyn_cast<ForStmt>(Loop);
-  if (!H.Subject || !For || !isValueReadBack(Call, Analyses->devices()))
+  std::optional<TorchCall> Torch = identifyTorchCall(Call);
+  const bool CopiesSlice = H.Kind == HazardKind::DeviceToHostCopy && Torch &&
+                           (Torch->Op == TorchOp::Cpu || Torch->Op == TorchOp::To);
+  if (!H.Subject || !For ||
+      !(CopiesSlice || isValueReadBack(Call, Analyses->devices())))
     return nullptr;
   const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
   const ValueDecl *Whole = slicedValue(H.Subject);
@@ -394,7 +399,8 @@ void LoopHazardCheck::check(const MatchFinder::MatchResult &Result) {
   // input.
   const Stmt *IterationBody = loopBody(Frequency.Loops.front().Loop);
   auto ConsumedOnHost = [&] {
-    if (FeedsUpload || RoundTrip)
+    // A result the host needs, read the wrong way: one copy per element.
+    if (FeedsUpload || RoundTrip || ReadElementwise)
       return false;
     if (Path) {
       // A helper that runs the model and returns the one value the host

@@ -338,3 +338,18 @@ void integrate(Particle *Device, Particle *Host, int N, int Steps, float Dt) {
     }
   }
 }
+
+// A result the host needs, copied back one slice per iteration of a loop
+// over its channels: one copy of the whole would do (LABELLING.md's
+// necessary results read the wrong way).
+void heatmaps(torch::nn::Linear &Model, torch::Tensor Frame, int Joints) {
+  torch::NoGradGuard NoGrad;
+  torch::Tensor Maps = Model->forward(Frame.to(torch::kCUDA));
+  for (int J = 0; J < Joints; ++J) {
+    torch::Tensor Map = Maps[J].cpu();
+    // XFER-WARNING: :[[@LINE-1]]:33: warning: 'cpu()' copies device memory to the host on every iteration of the loop at line 348: the copy waits for all queued device work and crosses the host link each time [xfer-copy-in-loop]
+    // XFER-NOTE: :348:3: note: loop starts here
+    // XFER-NOTE: :[[@LINE-3]]:33: note: each iteration reads one element of 'Maps': copy it to the host once before the loop ('Maps.cpu()') and read the elements there, one wait instead of one per element
+    show(Map);
+  }
+}
