@@ -144,8 +144,9 @@ const ValueDecl *LoopHazardCheck::elementwiseReadBackWhole(const CallExpr *Call,
   // (a LibTorch copy of one slice per iteration).
   const auto *For = dyn_cast<ForStmt>(Loop);
   std::optional<TorchCall> Torch = identifyTorchCall(Call);
-  const bool CopiesSlice = H.Kind == HazardKind::DeviceToHostCopy && Torch &&
-                           (Torch->Op == TorchOp::Cpu || Torch->Op == TorchOp::To);
+  const bool CopiesSlice =
+      H.Kind == HazardKind::DeviceToHostCopy && Torch &&
+      (Torch->Op == TorchOp::Cpu || Torch->Op == TorchOp::To);
   if (!H.Subject || !For ||
       !(CopiesSlice || isValueReadBack(Call, Analyses->devices())))
     return nullptr;

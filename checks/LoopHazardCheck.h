@@ -101,9 +101,6 @@ private:
   /// evaluation pass.
   bool runsOnHotIterations(const Stmt *S, const ExecutionFrequency &Frequency,
                            ASTContext &Ctx);
-  /// True if \p S runs only in loops that issue no device work of their
-  /// own (a pass over elements), in a function that a loop in another file
-  /// calls on every iteration: each step pays the whole pass.
   /// True if \p S, in \p Function, sits in a branch on one parameter that
   /// no step loop's call takes: every step call passes a constant for it
   /// (the project index's stepArguments) and none of them selects the
@@ -111,6 +108,9 @@ private:
   /// 2, and once after the loop with 3).
   bool skippedOnSteps(const Stmt *S, const FunctionDecl *Function,
                       ASTContext &Ctx);
+  /// True if \p S runs only in loops that issue no device work of their
+  /// own (a pass over elements), in a function that a loop in another file
+  /// calls on every iteration: each step pays the whole pass.
   bool inStepOfAnotherFile(const Stmt *S, const ExecutionFrequency &Frequency,
                            ASTContext &Ctx);
   /// True for a LibTorch hazard in a program that shows no CUDA use.

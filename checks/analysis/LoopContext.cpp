@@ -251,8 +251,8 @@ bool isPerIterationValue(const Expr *E, const Expr *Cond,
 /// True if \p Side reads a scalar local or parameter, set before the loops
 /// around \p Cond, that no iteration of them changes (`rank == 0` with the
 /// rank read once before the frame loop): a setting of the run, which holds
-/// on every iteration or on none. Any use other than a plain read (an
-/// assignment, `++`, `&rank`, a reference) counts as a change.
+/// on every iteration or on none. A use that may write it (an assignment,
+/// `++`, `&rank` handed on) is a change (isLoopInvariant).
 bool readsUnchangedLocal(const Expr *Side, const Expr *Cond, ASTContext &Ctx) {
   const auto *Ref = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -271,13 +271,7 @@ bool readsUnchangedLocal(const Expr *Side, const Expr *Cond, ASTContext &Ctx) {
     if (const auto *Declaration = Parent.get<DeclStmt>();
         Declaration && isWithin(Declaration, Outermost, Ctx))
       return false;
-  return !containsMatch<DeclRefExpr>(Outermost, [&](const DeclRefExpr &Use) {
-    if (Use.getDecl() != Var)
-      return false;
-    const auto *Read =
-        dyn_cast_or_null<ImplicitCastExpr>(parentStmt(&Use, Ctx));
-    return !Read || Read->getCastKind() != CK_LValueToRValue;
-  });
+  return isLoopInvariant(Var, Outermost, Ctx);
 }
 
 /// True if \p Side reads a field of an object other than `this` that the

@@ -415,6 +415,7 @@ ProjectFacts::queuesDeviceWork(const FunctionDecl *Function) const {
 
 void ProjectFacts::propagateSteps() {
   Steps.clear();
+  CalledFromSteps.clear();
   for (const auto &Entry : ConditionalStepCalls)
     if (llvm::any_of(Entry.second.UnseenCallees,
                      [&](llvm::StringRef Key) { return mayQueueWork(Key); }))
@@ -436,9 +437,11 @@ void ProjectFacts::propagateSteps() {
     if (It == Callees.end())
       continue;
     const std::string Loop = Steps[Key].Loop;
-    for (llvm::StringRef Callee : It->second)
+    for (llvm::StringRef Callee : It->second) {
+      CalledFromSteps.insert(Callee);
       if (Steps.try_emplace(Callee, StepOrigin{Loop}).second)
         Work.push_back(Callee.str());
+    }
   }
 }
 
@@ -545,9 +548,7 @@ ProjectFacts::stepArgumentValues(const FunctionDecl *Function,
   // Reached from another step function as well (an unconditional call
   // outside loops), it may be passed anything.
   if (It == StepArguments.end() || Index >= It->second.size() ||
-      It->second[Index].Varies || llvm::any_of(Calls, [&](const auto &Edge) {
-        return Edge.second == Key && Steps.contains(Edge.first);
-      }))
+      It->second[Index].Varies || CalledFromSteps.contains(Key))
     return std::nullopt;
   return llvm::ArrayRef<int64_t>(It->second[Index].Constants);
 }

@@ -167,6 +167,8 @@ private:
   llvm::StringMap<FunctionWork> DefinedFunctions;
   std::vector<std::pair<std::string, std::string>> Calls;
   llvm::StringMap<StepOrigin> Steps;
+  /// The functions a step function calls outside its loops (propagateSteps).
+  llvm::StringSet<> CalledFromSteps;
   /// The step loops ("file:line") that take a training step.
   llvm::StringSet<> TrainingLoops;
   /// The step loops that read new input on each iteration.

@@ -307,7 +307,7 @@ std::optional<Hazard> classifyCuda(const CallExpr *Call, CudaApi Api,
       return std::nullopt;
     H.Subject = Result;
     H.SubjectPlacement = Where;
-    H.CostPattern = patterns::CudaStreamSynchronize;
+    // No measured pattern: no cost is cited.
     return H;
   }
   switch (Api) {
