@@ -3591,6 +3591,65 @@ void simulate(Matrix Gradient, Matrix Potential, Matrix Field,
   EXPECT_EQ(std::string::npos, R.Out.find("matvec.cpp:13:")) << R.Out;
 }
 
+// The number of results a per-frame helper reads back before the results
+// themselves, and that bounds its walk over them into the caller's vector,
+// is part of the product (silent); a count that only bounds printing is a
+// value read (reported).
+TEST_F(ToolTest, CountOfResultsTheHostTakesIsPartOfTheProduct) {
+  std::string Helper = write("lines.cpp", R"cpp(#include <cuda_runtime.h>
+#include <vector>
+int printf(const char *, ...);
+struct Line { Line(int Theta, int Rho); };
+__global__ void vote(int *Results, int *Count);
+void findLines(int *DResults, int *DCount, int *Results,
+               std::vector<Line> &Lines) {
+  vote<<<64, 256>>>(DResults, DCount);
+  int Count = 0;
+  cudaMemcpy(&Count, DCount, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(Results, DResults, 64 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int I = 0; I + 1 < Count; I += 2)
+    Lines.push_back(Line(Results[I], Results[I + 1]));
+}
+void printLines(int *DResults, int *DCount, int *Results) {
+  vote<<<64, 256>>>(DResults, DCount);
+  int Count = 0;
+  cudaMemcpy(&Count, DCount, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(Results, DResults, 64 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int I = 0; I < Count; ++I)
+    printf("%d\n", Results[I]);
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <vector>
+struct Line { Line(int Theta, int Rho); };
+void findLines(int *DResults, int *DCount, int *Results,
+               std::vector<Line> &Lines);
+void printLines(int *DResults, int *DCount, int *Results);
+void draw(const std::vector<Line> &Lines);
+void run(int *DResults, int *DCount, int *Results, int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    std::vector<Line> Lines;
+    findLines(DResults, DCount, Results, Lines);
+    draw(Lines);
+    printLines(DResults, DCount, Results);
+  }
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-copy-in-loop", Helper, Main,
+                 "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_EQ(std::string::npos, R.Out.find("lines.cpp:10:")) << R.Out;
+  EXPECT_EQ(std::string::npos, R.Out.find("lines.cpp:11:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("lines.cpp:18:3: warning: 'cudaMemcpy' copies device "
+                       "memory to the host on every call of 'printLines()', "
+                       "which runs on every iteration of the loop at "
+                       "main.cpp:8: the copy waits for all queued device work "
+                       "and crosses the host link each time "
+                       "[xfer-copy-in-loop]"))
+      << R.Out << R.Err;
+}
+
 // The same with asynchronous copies into the caller's buffers: the wait
 // that completes them finishes the helper's product (silent); a wait for a
 // copy into the helper's own buffer stays a finding.

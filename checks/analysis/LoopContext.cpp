@@ -2885,17 +2885,14 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   llvm::DenseSet<const FunctionDecl *> Visited;
   if (!Scope || takesTrainingStep(Scope, SM, Visited, 0))
     return false;
-  // A copy of a few bytes brings a scalar back (a count, an energy for a
-  // running sum): a value read, not the product of the iteration.
-  if (copiesFewBytes(Copy, Ctx))
-    return false;
+  const bool FewBytes = copiesFewBytes(Copy, Ctx);
   // The result of a frame or block of new input: what the loop is for.
-  if (identifyCudaCall(Copy) && streamsNewInput(Scope, Ctx))
+  if (!FewBytes && identifyCudaCall(Copy) && streamsNewInput(Scope, Ctx))
     return true;
   // A LibTorch copy handed on in the same expression (returned,
   // `ToCvImage(mask.cpu())`), else the host memory it fills, used after it
   // in the same iteration (or call).
-  if (identifyTorchCall(Copy) &&
+  if (!FewBytes && identifyTorchCall(Copy) &&
       consumesOnHost(Copy, /*StoreConsumes=*/false, Ctx))
     return true;
   const ValueDecl *Destination = readBackTarget(Copy, Ctx);
@@ -2904,7 +2901,7 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
   // A use of the destination variable, or of the field (of any object)
   // when the copy lands in a struct's buffer. Returning a member's buffer
   // (`return y_;`) hands out what the object keeps anyway: not a use.
-  auto Names = [&](const Expr &Use) {
+  auto Names = [&](const Expr &Use, const ValueDecl *Target) {
     const ValueDecl *Named = nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(&Use))
       Named = Ref->getDecl();
@@ -2916,13 +2913,42 @@ bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
         return false;
       Named = Member->getMemberDecl();
     }
-    return Named &&
-           Named->getCanonicalDecl() == Destination->getCanonicalDecl();
+    return Named && Named->getCanonicalDecl() == Target->getCanonicalDecl();
   };
+  auto After = [&](const Stmt &S) {
+    return SM.isBeforeInTranslationUnit(Copy->getEndLoc(), S.getBeginLoc()) &&
+           !isWithin(&S, Copy, Ctx);
+  };
+  if (FewBytes) {
+    // A copy of a few bytes brings a scalar back (an energy for a running
+    // sum): a value read, not the product of the iteration. Unless it is the
+    // number of results the host then walks, taking each from the buffer of
+    // another copy-back (`for (i < count) lines.push_back(Line(h[i]))`).
+    auto TakesOtherResult = [&](const Expr &Use) {
+      const auto *Element = dyn_cast<ArraySubscriptExpr>(&Use);
+      if (!Element)
+        return false;
+      return containsMatch<CallExpr>(Scope, [&](const CallExpr &Other) {
+        const ValueDecl *Results = &Other != Copy && identifyCudaCall(&Other)
+                                       ? readBackTarget(&Other, Ctx)
+                                       : nullptr;
+        return Results && Results != Destination &&
+               containsMatch<Expr>(
+                   Element->getBase(),
+                   [&](const Expr &Base) { return Names(Base, Results); }) &&
+               consumesOnHost(Element, /*StoreConsumes=*/true, Ctx);
+      });
+    };
+    return containsMatch<Stmt>(Scope, [&](const Stmt &Walk) {
+      const Expr *Bound = isLoopStmt(&Walk) ? loopCondition(&Walk) : nullptr;
+      return Bound && After(Walk) &&
+             containsMatch<Expr>(
+                 Bound, [&](const Expr &E) { return Names(E, Destination); }) &&
+             containsMatch<Expr>(loopBody(&Walk), TakesOtherResult);
+    });
+  }
   return containsMatch<Expr>(Scope, [&](const Expr &Use) {
-    return Names(Use) &&
-           SM.isBeforeInTranslationUnit(Copy->getEndLoc(), Use.getBeginLoc()) &&
-           !isWithin(&Use, Copy, Ctx) &&
+    return Names(Use, Destination) && After(Use) &&
            consumesOnHost(&Use, /*StoreConsumes=*/true, Ctx);
   });
 }
@@ -3265,15 +3291,23 @@ bool isOnErrorPath(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
+namespace {
+bool decidesExitOf(const CallExpr *ReadBack, const Stmt *Loop,
+                   const Stmt *DerivationScope, ASTContext &Ctx);
+} // namespace
+
 bool decidesLaterLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                           ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
+  // The value reaches the later loop's test through what the enclosing
+  // iteration computes from it before that loop (a norm summed from
+  // per-block partial sums, then divided into the solve's residual).
   return containsMatch<Stmt>(loopBody(Loop), [&](const Stmt &Later) {
     return isLoopStmt(&Later) && !isNeverRepeated(&Later, Ctx) &&
            !isWithin(ReadBack, &Later, Ctx) &&
            SM.isBeforeInTranslationUnit(ReadBack->getEndLoc(),
                                         Later.getBeginLoc()) &&
-           decidesLoopExit(ReadBack, &Later, Ctx);
+           decidesExitOf(ReadBack, &Later, loopBody(Loop), Ctx);
   });
 }
 
@@ -3425,6 +3459,15 @@ bool readsField(const Stmt *S, const MemberExpr *Field) {
 
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
                      ASTContext &Ctx) {
+  return isLoopStmt(Loop) && decidesExitOf(ReadBack, Loop, loopBody(Loop), Ctx);
+}
+
+namespace {
+
+/// decidesLoopExit, with the values computed from the read-back collected
+/// in \p DerivationScope (the loop's body, or the body of a loop around it).
+bool decidesExitOf(const CallExpr *ReadBack, const Stmt *Loop,
+                   const Stmt *DerivationScope, ASTContext &Ctx) {
   if (!isLoopStmt(Loop))
     return false;
   // cudaMemcpyAsync(&residual, ...); cudaStreamSynchronize(stream): the
@@ -3433,7 +3476,7 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
       waitsBesideReadBack(ReadBack, Ctx, [&](const CallExpr *Other) {
         std::optional<CudaApi> Api = identifyCudaCall(Other);
         return Other != ReadBack && Api && isAsyncCopy(*Api) &&
-               decidesLoopExit(Other, Loop, Ctx);
+               decidesExitOf(Other, Loop, DerivationScope, Ctx);
       }))
     return true;
   const Expr *Condition = loopCondition(Loop);
@@ -3447,7 +3490,7 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
     return true;
   auto DecidesExit = [&](const VarDecl *Destination) {
     llvm::SmallPtrSet<const VarDecl *, 4> Derived =
-        valuesDerivedFrom(Destination, Body);
+        valuesDerivedFrom(Destination, DerivationScope);
     auto ReadsDerived = [&](const Stmt *S) {
       return llvm::any_of(Derived,
                           [&](const VarDecl *Var) { return refersTo(S, Var); });
@@ -3465,7 +3508,7 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
       if (readsField(S, Field))
         return true;
       bool Derived = false;
-      walkStmt(Body, [&](const Stmt &Part) {
+      walkStmt(DerivationScope, [&](const Stmt &Part) {
         std::optional<AssignmentParts> Assign = assignmentParts(Part);
         const auto *Ref =
             Assign
@@ -3474,7 +3517,7 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
         const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
         if (Var && readsField(Assign->Value, Field) &&
             llvm::any_of(
-                valuesDerivedFrom(Var, Body),
+                valuesDerivedFrom(Var, DerivationScope),
                 [&](const VarDecl *From) { return refersTo(S, From); }))
           Derived = true;
         return Derived ? WalkStep::Stop : WalkStep::Continue;
@@ -3507,6 +3550,8 @@ bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
   }
   return false;
 }
+
+} // namespace
 
 bool waitsForManagedExitTest(const CallExpr *Wait, const Stmt *Loop,
                              DeviceInference &Devices, bool WaitsInside) {

@@ -236,7 +236,9 @@ bool copiesFewBytes(const CallExpr *Copy, ASTContext &Ctx);
 /// searched), or the output of an iteration that reads new input from
 /// outside the program (a frame from a capture, a block from a file) and
 /// uploads it. Not where \p Scope takes a training step (a copy there serves
-/// logging or metrics) or for a copy of a few bytes (a scalar).
+/// logging or metrics), nor for a copy of a few bytes (a scalar) other than
+/// the number of results that bounds the host's walk over the buffer of
+/// another copy-back.
 bool consumesCopiedOutput(const CallExpr *Copy, const Stmt *Scope,
                           ASTContext &Ctx);
 
