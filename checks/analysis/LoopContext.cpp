@@ -2653,6 +2653,18 @@ bool exitDecidedBy(const Stmt *Body, const Expr *LoopCondition,
 /// time step that advances the time the loop's condition tests. A value
 /// stored through a pointer variable (`*infnorm = max;`, an output
 /// parameter) is held by that pointer.
+/// True if \p Value is the status code a CUDA library call returns (an
+/// enumeration, such as cudaError_t or cublasStatus_t, from a function
+/// whose name starts with "cu").
+bool returnsCudaStatus(const Expr *Value) {
+  const auto *Call =
+      Value ? dyn_cast<CallExpr>(Value->IgnoreParenImpCasts()) : nullptr;
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  return Callee && Callee->getIdentifier() &&
+         Callee->getName().starts_with("cu") &&
+         Call->getType()->isEnumeralType();
+}
+
 llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
                                                          const Stmt *Body) {
   llvm::SmallVector<std::pair<const VarDecl *, const Stmt *>, 16> Assignments;
@@ -2679,9 +2691,12 @@ llvm::SmallPtrSet<const VarDecl *, 4> valuesDerivedFrom(const VarDecl *Source,
       });
   // Host values only: a tensor computed with the value (the boxes left
   // after suppressing those that overlap the box read back) lives on the
-  // device, and what it decides is decided there.
+  // device, and what it decides is decided there. The status a CUDA
+  // library call returns (`cudaError_t st = cudaMemcpy(h, d, ...)` in a
+  // checking macro) says whether the call worked, not what it copied.
   llvm::erase_if(Assignments, [](const auto &Assignment) {
-    return isTensorType(Assignment.first->getType());
+    return isTensorType(Assignment.first->getType()) ||
+           returnsCudaStatus(dyn_cast<Expr>(Assignment.second));
   });
   llvm::SmallPtrSet<const VarDecl *, 4> Derived{Source};
   for (bool Changed = true; Changed;) {
@@ -2750,6 +2765,20 @@ bool storesIntoMemory(const Expr *Target) {
   return isa<MemberExpr, ArraySubscriptExpr>(Target);
 }
 
+/// True if \p Target and \p Use index the same named buffer (`host[0]`
+/// and `host[i]`).
+bool sameBuffer(const Expr *Target, const Expr *Use) {
+  auto BufferOf = [](const Expr *E) -> const ValueDecl * {
+    E = E->IgnoreParenImpCasts();
+    while (const auto *Element = dyn_cast<ArraySubscriptExpr>(E))
+      E = Element->getBase()->IgnoreParenImpCasts();
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref ? Ref->getDecl() : nullptr;
+  };
+  const ValueDecl *Buffer = BufferOf(Target);
+  return Buffer && Buffer == BufferOf(Use);
+}
+
 /// True if host code other than a print, a LibTorch operation or an
 /// overwrite takes the value \p Use refers to (or an element of it): it is
 /// returned, handed to a function of the program or of a non-LibTorch
@@ -2774,7 +2803,10 @@ bool consumesOnHost(const Expr *Use, bool StoreConsumes, ASTContext &Ctx) {
         Assign && Assign->isAssignmentOp()) {
       if (Child == Assign->getLHS())
         return false;
-      if (StoreConsumes && storesIntoMemory(Assign->getLHS()))
+      // Summed into an element of its own buffer (`host[0] += host[i]`),
+      // the value is still the host's to use, not handed on.
+      if (StoreConsumes && storesIntoMemory(Assign->getLHS()) &&
+          !sameBuffer(Assign->getLHS(), Use))
         return true;
     }
     if (const auto *Call = dyn_cast<CallExpr>(P)) {
