@@ -126,6 +126,37 @@ bool isExplicitMove(const Expr *Value) {
          isModuleType(Member->getImplicitObjectArgument()->getType());
 }
 
+/// The tensor \p S's placement follows when \p S runs only where that
+/// tensor is on cuda: \p S is in the then-branch of `if (x.is_cuda())` (or
+/// `if (x.device().is_cuda())`), with no loop in between. Device-agnostic
+/// code moves its other tensors to where its input is that way.
+const Expr *cudaTestedTensor(const Stmt *S, ASTContext &Ctx) {
+  const Stmt *Child = S;
+  for (const Stmt *P = parentStmt(S, Ctx); P;
+       Child = P, P = parentStmt(P, Ctx)) {
+    if (isLoopStmt(P) || isa<LambdaExpr>(P))
+      return nullptr;
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If)
+      continue;
+    if (Child != If->getThen())
+      return nullptr;
+    const auto *Test = dyn_cast_or_null<CXXMemberCallExpr>(
+        If->getCond()->IgnoreParenImpCasts());
+    if (!Test || !Test->getMethodDecl() ||
+        !isNamed(Test->getMethodDecl(), "is_cuda"))
+      return nullptr;
+    const Expr *Object =
+        Test->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    if (const auto *Device = dyn_cast<CXXMemberCallExpr>(Object);
+        Device && Device->getMethodDecl() &&
+        isNamed(Device->getMethodDecl(), "device"))
+      Object = Device->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    return isTensorType(Object->getType()) ? Object : nullptr;
+  }
+  return nullptr;
+}
+
 /// The variable a pointer-allocating call writes: `&p`, `(void **)&p`.
 const VarDecl *allocatedVariable(const Expr *Arg) {
   Arg = Arg->IgnoreParenCasts();
@@ -750,11 +781,31 @@ std::optional<PlacementFact> DeviceInference::resolveLocal(const VarDecl *Var,
   for (auto It = Defs.rbegin(); It != Defs.rend(); ++It) {
     if (!isBeforeInSource(It->At, Use, SM) || isWithin(Use, It->At, Ctx))
       continue;
+    // `if (box.is_cuda()) zero = zero.cuda();`: runs exactly where `box`
+    // is on cuda, so the variable is where `box` is. Where `box` is known
+    // to be on the host the move never runs; where it is known to be on
+    // cuda it always does; otherwise the variable follows `box`.
+    std::optional<Placement> Tested;
+    if (const Expr *Guard = isExplicitMove(It->Value)
+                                ? cudaTestedTensor(It->At, Ctx)
+                                : nullptr) {
+      std::optional<PlacementFact> GuardFact =
+          evaluate(Guard, ValueKind::Tensor);
+      Tested = GuardFact ? GuardFact->Where : Placement::Unknown;
+      if (*Tested != Placement::Cuda && !isHostPlacement(*Tested)) {
+        Join(GuardFact ? *GuardFact : PlacementFact{});
+        Dominated = true;
+        break;
+      }
+    }
+    if (Tested && isHostPlacement(*Tested))
+      continue;
     std::optional<PlacementFact> Value = evaluateDefinition(*It, Kind);
     if (Value && isDeviceSide(Value->Where) && isExplicitMove(It->Value))
       MovedToDevice = Value->Origin ? Value->Origin : It->At;
     Join(std::move(Value));
-    if (!It->Accumulates && Order.alwaysRunsBefore(It->At, Use)) {
+    if (Tested == Placement::Cuda ||
+        (!It->Accumulates && Order.alwaysRunsBefore(It->At, Use))) {
       Dominated = true;
       break;
     }

@@ -122,3 +122,28 @@ void cpuWorker(torch::nn::Linear &Model, torch::Device Device) {
   else
     (void)Model(Input.to(Device));
 }
+
+// A helper that follows its input (`if (box.is_cuda()) zero = zero.cuda();`)
+// returns host tensors for host inputs and device tensors for device
+// inputs: a host caller mixing its result with host tensors is consistent,
+// a caller that passes cuda tensors and mixes the result with a host
+// tensor is not.
+torch::Tensor clampedOverlap(torch::Tensor Box, torch::Tensor Boxes) {
+  auto Zero = torch::tensor(0.f);
+  if (Box.is_cuda())
+    Zero = Zero.cuda();
+  return (Boxes - Box).add(Zero);
+}
+torch::Tensor hostTargets(torch::Tensor Anchors, torch::Tensor Box) {
+  auto Match = torch::zeros({16});
+  auto Overlap = clampedOverlap(Box, Anchors);
+  return torch::where(Overlap.gt(0.5), Match, Overlap);
+}
+torch::Tensor deviceTargets(torch::Tensor Proposals, torch::Tensor Box) {
+  auto Match = torch::zeros({16});
+  auto Overlap = clampedOverlap(Box.cuda(), Proposals.cuda());
+  return torch::where(Overlap.gt(0.5), Match, Overlap);
+  // XFER-WARNING: :[[@LINE-1]]:10: warning: 'at::where' mixes a cuda tensor and a cpu tensor: LibTorch throws at run time ("Expected all tensors to be on the same device") [xfer-device-mismatch]
+  // XFER-NOTE: :[[@LINE-3]]:18: note: 'Overlap.gt(0.5)' is on cuda: returned by 'clampedOverlap()': moved to the GPU by cuda()
+  // XFER-NOTE: :[[@LINE-5]]:16: note: 'Match' is on the cpu: created on the host by torch::zeros() without a device
+}
