@@ -3591,6 +3591,60 @@ void simulate(Matrix Gradient, Matrix Potential, Matrix Field,
   EXPECT_EQ(std::string::npos, R.Out.find("matvec.cpp:13:")) << R.Out;
 }
 
+// A loop in a function main never reaches (a test path left in the code)
+// drives nothing: the helper it calls in another file is not reported as
+// running on its iterations. In a program without main (a library) every
+// function may run.
+TEST_F(ToolTest, LoopsMainNeverReachesDriveNoStep) {
+  std::string Force = write("force.cpp", R"cpp(#include <torch/torch.h>
+float energy(torch::Tensor X) { return X.cuda().sum().item<float>(); }
+float pressure(torch::Tensor X) { return X.cuda().sum().item<float>(); }
+)cpp");
+  const std::string Engine = R"cpp(#include <torch/torch.h>
+float energy(torch::Tensor X);
+float pressure(torch::Tensor X);
+void run(torch::Tensor X, int Steps) {
+  for (int S = 0; S < Steps; ++S) {
+    X = X * 2;
+    energy(X);
+  }
+}
+void untestedPath(torch::Tensor X, int Steps) {
+  for (int S = 0; S < Steps; ++S) {
+    X = X * 3;
+    pressure(X);
+  }
+}
+)cpp";
+  const std::string Main = R"cpp(#include <torch/torch.h>
+void run(torch::Tensor X, int Steps);
+int main() {
+  run(torch::ones({4}, torch::kCUDA), 100);
+  return 0;
+}
+)cpp";
+  const std::string Energy =
+      "force.cpp:2:55: warning: 'item<float>()' synchronizes with the GPU on "
+      "every call of 'energy()', which runs on every iteration of the loop at "
+      "engine.cpp:5";
+  const std::string Pressure =
+      "force.cpp:3:57: warning: 'item<float>()' synchronizes with the GPU on "
+      "every call of 'pressure()', which runs on every iteration of the loop "
+      "at engine.cpp:11";
+  std::string EngineFile = write("engine.cpp", Engine);
+  std::string MainFile = write("main.cpp", Main);
+  RunOutcome Program = run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop",
+                                  Force, EngineFile, MainFile, "--",
+                                  "-std=c++17", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos, Program.Out.find(Energy)) << Program.Out;
+  EXPECT_EQ(std::string::npos, Program.Out.find("force.cpp:3:")) << Program.Out;
+  RunOutcome Library =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop", Force,
+                 EngineFile, "--", "-std=c++17", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos, Library.Out.find(Energy)) << Library.Out;
+  EXPECT_NE(std::string::npos, Library.Out.find(Pressure)) << Library.Out;
+}
+
 // The number of results a per-frame helper reads back before the results
 // themselves, and that bounds its walk over them into the caller's vector,
 // is part of the product (silent); a count that only bounds printing is a

@@ -10,6 +10,7 @@
 #include "analysis/StepFunctions.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -113,6 +114,27 @@ std::optional<std::string> functionPointerKey(const FunctionDecl *Function,
   if (!Type)
     return std::nullopt;
   return pointerKey(Type, Ctx);
+}
+
+} // namespace
+
+namespace {
+
+/// The function whose body \p S is in, looking through lambdas (a lambda
+/// runs where the function that writes it hands it): null at namespace
+/// scope (a global's initializer).
+const FunctionDecl *outermostFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    const DynTypedNode &P = Parents[0];
+    if (const auto *Function = P.get<FunctionDecl>()) {
+      const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+      if (!Method || !Method->getParent()->isLambda())
+        return Function;
+    }
+    Parents = Ctx.getParents(P);
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -234,7 +256,22 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
     if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
       forEachOverriddenMethod(Method, [&](const CXXMethodDecl *Overridden) {
         Facts.Calls.emplace_back(functionKey(Overridden), functionKey(Method));
+        Facts.Reaches.emplace_back(functionKey(Overridden),
+                                   functionKey(Method));
       });
+  // What main reaches: every call, wherever it is; a function whose address
+  // is taken, or that a global's initializer calls, may run from anywhere.
+  for (const FunctionDecl *Function : Definitions)
+    if (Function->isMain())
+      Facts.EntryPoints.insert(functionKey(Function));
+  for (const auto &[PointerKey, FunctionKey] : AddressTaken)
+    Facts.EntryPoints.insert(FunctionKey);
+  for (const CallSite &Entry : Calls) {
+    if (const FunctionDecl *From = outermostFunction(Entry.Site, Ctx))
+      Facts.Reaches.emplace_back(functionKey(From), Entry.Key);
+    else
+      Facts.EntryPoints.insert(Entry.Key);
+  }
   for (const FunctionDecl *Function : Definitions) {
     FunctionWork Work;
     Work.UnseenCallees = UnseenCalleeKeys(Function->getBody(), Work.QueuesWork);
@@ -334,6 +371,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
             waitsBesideBlockingTransfer(StepCall, Devices,
                                         /*CallOnlyWaits=*/true) &&
             Summaries.onlyWaits(StepCall);
+        if (const FunctionDecl *LoopFunction =
+                outermostFunction(Frequency.Loops.front().Loop, Ctx))
+          Facts.LoopFunctions.try_emplace(Where, functionKey(LoopFunction));
+        if (!WaitsForNothing && Unconditional)
+          Facts.StepCallSites.emplace_back(CalleeKey, Where);
         if (!WaitsForNothing && Unconditional)
           Facts.StepCalls.try_emplace(CalleeKey, std::move(Where));
         else if (!WaitsForNothing)
@@ -413,20 +455,68 @@ ProjectFacts::queuesDeviceWork(const FunctionDecl *Function) const {
   return It->second.QueuesWork;
 }
 
+void ProjectFacts::findReachable() {
+  Reachable.clear();
+  HasMain = llvm::any_of(EntryPoints, [](const auto &Entry) {
+    return Entry.first().starts_with("main(");
+  });
+  if (!HasMain)
+    return;
+  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
+  for (const auto &[Caller, Callee] : Reaches)
+    Callees[Caller].push_back(Callee);
+  std::deque<std::string> Work;
+  for (const auto &Entry : EntryPoints)
+    if (Reachable.insert(Entry.first()).second)
+      Work.push_back(Entry.first().str());
+  while (!Work.empty()) {
+    std::string Key = std::move(Work.front());
+    Work.pop_front();
+    auto It = Callees.find(Key);
+    if (It == Callees.end())
+      continue;
+    for (llvm::StringRef Callee : It->second)
+      if (Reachable.insert(Callee).second)
+        Work.push_back(Callee.str());
+  }
+}
+
+bool ProjectFacts::loopMayRun(llvm::StringRef Loop) const {
+  if (!HasMain)
+    return true;
+  auto It = LoopFunctions.find(Loop);
+  return It == LoopFunctions.end() || Reachable.contains(It->second);
+}
+
 void ProjectFacts::propagateSteps() {
   Steps.clear();
   CalledFromSteps.clear();
+  findReachable();
+  // The loops that call each function on every iteration, from the files
+  // that list every such call (else the first loop each file saw); a loop
+  // in a function main never reaches drives nothing.
+  llvm::StringMap<std::string> Seeds;
+  if (!StepCallSites.empty()) {
+    for (const auto &[Callee, Loop] : StepCallSites)
+      if (loopMayRun(Loop))
+        Seeds.try_emplace(Callee, Loop);
+  }
+  for (const auto &Entry : StepCalls)
+    if (StepCallSites.empty() || !LoopFunctions.count(Entry.second))
+      if (loopMayRun(Entry.second))
+        Seeds.try_emplace(Entry.first(), Entry.second);
   for (const auto &Entry : ConditionalStepCalls)
-    if (llvm::any_of(Entry.second.UnseenCallees,
+    if (loopMayRun(Entry.second.Loop) &&
+        llvm::any_of(Entry.second.UnseenCallees,
                      [&](llvm::StringRef Key) { return mayQueueWork(Key); }))
-      StepCalls.try_emplace(Entry.first(), Entry.second.Loop);
+      Seeds.try_emplace(Entry.first(), Entry.second.Loop);
   llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
   for (const auto &[Caller, Callee] : Calls)
     Callees[Caller].push_back(Callee);
   // Breadth first from the functions loops call: each function keeps the
   // loop it is reached from first.
   std::deque<std::string> Work;
-  for (const auto &Entry : StepCalls) {
+  for (const auto &Entry : Seeds) {
     Steps[Entry.first()] = StepOrigin{Entry.second};
     Work.push_back(Entry.first().str());
   }
@@ -621,13 +711,27 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
           if (!llvm::is_contained(Into.UnseenCallees, Callee))
             Into.UnseenCallees.push_back(std::move(Callee));
       }
-  if (const llvm::json::Array *Edges = Object->getArray("calls"))
-    for (const llvm::json::Value &Edge : *Edges)
-      if (const llvm::json::Array *Pair = Edge.getAsArray();
-          Pair && Pair->size() == 2 && (*Pair)[0].getAsString() &&
-          (*Pair)[1].getAsString())
-        Calls.emplace_back((*Pair)[0].getAsString()->str(),
-                           (*Pair)[1].getAsString()->str());
+  auto ReadPairs = [&](llvm::StringRef Name,
+                       std::vector<std::pair<std::string, std::string>> &Into) {
+    if (const llvm::json::Array *Edges = Object->getArray(Name))
+      for (const llvm::json::Value &Edge : *Edges)
+        if (const llvm::json::Array *Pair = Edge.getAsArray();
+            Pair && Pair->size() == 2 && (*Pair)[0].getAsString() &&
+            (*Pair)[1].getAsString())
+          Into.emplace_back((*Pair)[0].getAsString()->str(),
+                            (*Pair)[1].getAsString()->str());
+  };
+  ReadPairs("calls", Calls);
+  ReadPairs("reaches", Reaches);
+  ReadPairs("stepCallSites", StepCallSites);
+  if (const llvm::json::Array *Entries = Object->getArray("entryPoints"))
+    for (const llvm::json::Value &Entry : *Entries)
+      if (std::optional<llvm::StringRef> Key = Entry.getAsString())
+        EntryPoints.insert(*Key);
+  if (const llvm::json::Object *Loops = Object->getObject("loopFunctions"))
+    for (const auto &[Loop, Function] : *Loops)
+      if (std::optional<llvm::StringRef> Key = Function.getAsString())
+        LoopFunctions.try_emplace(Loop.str(), Key->str());
   auto ReadPlacements = [](const llvm::json::Object *From,
                            llvm::StringMap<Placement> &Into) {
     if (!From)
@@ -700,9 +804,19 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Array Moved;
   for (const auto &Entry : MovedParameters)
     Moved.push_back(Entry.first().str());
-  llvm::json::Array Edges;
-  for (const auto &[Caller, Callee] : Calls)
-    Edges.push_back(llvm::json::Array{Caller, Callee});
+  auto WritePairs =
+      [](llvm::ArrayRef<std::pair<std::string, std::string>> Pairs) {
+        llvm::json::Array Array;
+        for (const auto &[First, Second] : Pairs)
+          Array.push_back(llvm::json::Array{First, Second});
+        return Array;
+      };
+  llvm::json::Array Entries;
+  for (const auto &Entry : EntryPoints)
+    Entries.push_back(Entry.first().str());
+  llvm::json::Object Loops;
+  for (const auto &Entry : LoopFunctions)
+    Loops[Entry.first().str()] = Entry.second;
   llvm::json::Object Arguments;
   for (const auto &Entry : StepArguments) {
     llvm::json::Array Slots;
@@ -738,7 +852,11 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"evaluationCalls", std::move(Evaluation)},
                             {"movedParameters", std::move(Moved)},
                             {"functions", std::move(Defined)},
-                            {"calls", std::move(Edges)}};
+                            {"calls", WritePairs(Calls)},
+                            {"reaches", WritePairs(Reaches)},
+                            {"entryPoints", std::move(Entries)},
+                            {"stepCallSites", WritePairs(StepCallSites)},
+                            {"loopFunctions", std::move(Loops)}};
 }
 
 llvm::Expected<std::shared_ptr<const ProjectFacts>>

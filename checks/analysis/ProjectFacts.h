@@ -47,7 +47,11 @@ public:
   ///  "calls": [["<caller key>", "<callee key>"], ...],
   ///  "trainingLoops": ["<file>:<line>", ...],
   ///  "evaluationCalls": ["<callee key>", ...],
-  ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"}}:
+  ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"},
+  ///  "reaches": [["<caller key>", "<callee key>"], ...],
+  ///  "entryPoints": ["<key>", ...],
+  ///  "stepCallSites": [["<callee key>", "<file>:<line>"], ...],
+  ///  "loopFunctions": {"<file>:<line>": "<key>"}}:
   /// the calls made on
   /// every iteration of a hot loop (or of a loop that is hot if a function
   /// defined in another file queues device work), whether each function
@@ -55,7 +59,9 @@ public:
   /// decide it, the unconditional calls between functions outside
   /// loops, through which a step reaches further, and where what the
   /// functions defined here return and what the fields they store into hold
-  /// live, where that is known whatever their callers pass.
+  /// live, where that is known whatever their callers pass; and every call
+  /// between the program's functions, so that loops in functions main never
+  /// reaches (a test path left in the code) drive no step.
   static llvm::json::Value collect(ASTContext &Ctx, DeviceInference &Devices);
 
   /// Merges the facts of several translation units (the join of known
@@ -179,6 +185,26 @@ private:
   /// holds for.
   llvm::StringSet<> MovedParameters;
   bool UsesCuda = false;
+  /// Every call between functions of the program, wherever it is (caller
+  /// key, callee key): what main can reach.
+  std::vector<std::pair<std::string, std::string>> Reaches;
+  /// Where the program starts: main, and the functions that library code
+  /// or a pointer may call (their address is taken, or a global's
+  /// initializer calls them).
+  llvm::StringSet<> EntryPoints;
+  /// Every (callee key, loop) of a call on each iteration of a hot loop,
+  /// and the function each such loop is in.
+  std::vector<std::pair<std::string, std::string>> StepCallSites;
+  llvm::StringMap<std::string> LoopFunctions;
+  /// The functions main reaches; empty when no file of the program
+  /// defines main (a library: every function may run).
+  llvm::StringSet<> Reachable;
+  bool HasMain = false;
+  /// Fills Reachable (propagateSteps).
+  void findReachable();
+  /// True if the loop "file:line" runs: in a function main reaches, or the
+  /// program has no main.
+  bool loopMayRun(llvm::StringRef Loop) const;
 };
 
 /// True if \p Function (a module's forward) moves parameter \p Index to a
