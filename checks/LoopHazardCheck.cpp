@@ -690,6 +690,12 @@ void LoopHazardCheck::reportInStepFunction(const CallExpr *Call,
   if (waitsBesideBlockingTransfer(Call, Analyses->devices()) ||
       followsBlockingReadBack(Call, Ctx) || handsOffToDefaultStream(Call, Ctx))
     return;
+  // A wait that ends the function, whose callers copy the result back
+  // right after the call: the copy waits for the same work.
+  if (endsFunctionWithWait(Call, Ctx) &&
+      callersTransferRightAfter(enclosingFunction(Call, Ctx),
+                                Analyses->devices(), &programFacts(Ctx)))
+    return;
   if (lacksCudaEvidence(H))
     return;
   // The wait that completes an asynchronous copy of the product is part of

@@ -3645,6 +3645,52 @@ int main() {
   EXPECT_NE(std::string::npos, Library.Out.find(Pressure)) << Library.Out;
 }
 
+// A wait that ends a helper, whose callers in another file copy the result
+// back right after the call, waits for nothing that copy does not (silent);
+// a helper whose caller launches more work before its copy is reported.
+TEST_F(ToolTest, WaitEndingAHelperBeforeTheCallersCopyIsSilent) {
+  std::string Kernels = write("kernels.cpp", R"cpp(#include <cuda_runtime.h>
+__global__ void blur(const unsigned char *In, unsigned char *Out, int N);
+void runPipeline(const unsigned char *In, unsigned char *Out, int N) {
+  blur<<<N / 256, 256>>>(In, Out, N);
+  cudaStreamSynchronize(0);
+}
+void runFirstStage(const unsigned char *In, unsigned char *Out, int N) {
+  blur<<<N / 256, 256>>>(In, Out, N);
+  cudaStreamSynchronize(0);
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(#include <cuda_runtime.h>
+void runPipeline(const unsigned char *In, unsigned char *Out, int N);
+void runFirstStage(const unsigned char *In, unsigned char *Out, int N);
+void runSecondStage(unsigned char *Out, int N);
+void frames(unsigned char *Host, unsigned char *In, unsigned char *Out, int N,
+            int Frames) {
+  for (int F = 0; F < Frames; ++F) {
+    cudaMemcpy(In, Host, N, cudaMemcpyHostToDevice);
+    runPipeline(In, Out, N);
+    cudaMemcpy(Host, Out, N, cudaMemcpyDeviceToHost);
+    runFirstStage(In, Out, N);
+    runSecondStage(Out, N);
+    cudaMemcpy(Host, Out, N, cudaMemcpyDeviceToHost);
+  }
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop", Kernels, Main,
+                 "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_EQ(std::string::npos, R.Out.find("kernels.cpp:5:")) << R.Out;
+  EXPECT_NE(std::string::npos,
+            R.Out.find("kernels.cpp:9:3: warning: 'cudaStreamSynchronize' "
+                       "synchronizes with the GPU on every call of "
+                       "'runFirstStage()', which runs on every iteration of "
+                       "the loop at main.cpp:7: the host waits for all queued "
+                       "device work, so CPU and GPU stop overlapping "
+                       "[xfer-sync-in-loop]"))
+      << R.Out << R.Err;
+}
+
 // The number of results a per-frame helper reads back before the results
 // themselves, and that bounds its walk over them into the caller's vector,
 // is part of the product (silent); a count that only bounds printing is a

@@ -218,8 +218,12 @@ CallSummaries::summarize(const FunctionDecl *Function) {
       // it, read the elapsed time) is what the helper measures with.
       if (H->Kind == HazardKind::HostSync && isTimingStatement(Call, Ctx))
         continue;
-      // A wait beside a blocking copy waits for what the copy waits for.
-      if (waitsBesideBlockingTransfer(Call, Devices))
+      // A wait beside a blocking copy waits for what the copy waits for;
+      // so does one that ends the function when its callers copy back
+      // right after the call.
+      if (waitsBesideBlockingTransfer(Call, Devices) ||
+          (endsFunctionWithWait(Call, Ctx) &&
+           callersTransferRightAfter(Function, Devices, nullptr)))
         continue;
       // An upload from a parameter is a cost of the call only when the
       // caller passes the same data on every iteration: kept apart, for the

@@ -3731,9 +3731,13 @@ llvm::SmallVector<const CallExpr *, 4> readBacksBesideInStatement(
 
 } // namespace
 
-bool waitsBesideReadBack(
+namespace {
+
+/// waitsBesideReadBack, looking after \p Sync only unless \p LookBack.
+bool readBackBeside(
     const CallExpr *Sync, ASTContext &Ctx,
-    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack,
+    bool LookBack) {
   std::optional<PlaceInBlock> Where = placeInBlock(Sync, Ctx);
   // A declaration is beside a copy only when it keeps the wait's status
   // (`cudaError_t st = cudaDeviceSynchronize();`).
@@ -3804,8 +3808,58 @@ bool waitsBesideReadBack(
     return FindsReadBack(Body.begin(), Body.end());
   };
   return FindsReadBack(std::next(Where->At), Where->Body.end()) ||
-         FindsReadBack(std::make_reverse_iterator(Where->At),
-                       Where->Body.rend());
+         (LookBack && FindsReadBack(std::make_reverse_iterator(Where->At),
+                                    Where->Body.rend()));
+}
+
+} // namespace
+
+bool waitsBesideReadBack(
+    const CallExpr *Sync, ASTContext &Ctx,
+    llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack) {
+  return readBackBeside(Sync, Ctx, IsBlockingReadBack, /*LookBack=*/true);
+}
+
+bool isFollowedByBlockingTransfer(const CallExpr *Call,
+                                  DeviceInference &Devices) {
+  return readBackBeside(
+      Call, Devices.context(),
+      [&](const CallExpr *Other) {
+        return Other != Call && isBlockingTransfer(Other, Devices);
+      },
+      /*LookBack=*/false);
+}
+
+bool endsFunctionWithWait(const CallExpr *Wait, ASTContext &Ctx) {
+  std::optional<PlaceInBlock> Where = placeInBlock(Wait, Ctx);
+  const FunctionDecl *Function = enclosingFunction(Wait, Ctx);
+  const auto *Body =
+      Function ? dyn_cast_or_null<CompoundStmt>(Function->getBody()) : nullptr;
+  if (!isBareWait(Wait) || !Where || !Body ||
+      Where->Body.data() != Body->body_begin())
+    return false;
+  // After it only host code: releasing buffers, reporting errors, returning.
+  return llvm::all_of(
+      llvm::make_range(std::next(Where->At), Where->Body.end()),
+      [&](const Stmt *S) {
+        return !queuesDeviceWork(S, Ctx, UnseenFunctions{}) &&
+               !containsMatch<CallExpr>(S, [&](const CallExpr &Call) {
+                 std::optional<CudaApi> Api = identifyCudaCall(&Call);
+                 return Api && (isCopy(*Api) || isAsyncCopy(*Api));
+               });
+      });
+}
+
+bool callersTransferRightAfter(const FunctionDecl *Function,
+                               DeviceInference &Devices,
+                               const ProjectFacts *Facts) {
+  if (Facts)
+    if (std::optional<bool> Indexed = Facts->callsFollowedByTransfer(Function))
+      return *Indexed;
+  llvm::ArrayRef<const CallExpr *> Calls = Devices.callSitesOf(Function);
+  return !Calls.empty() && llvm::all_of(Calls, [&](const CallExpr *Call) {
+    return isFollowedByBlockingTransfer(Call, Devices);
+  });
 }
 
 bool completesAsyncReadBack(

@@ -267,6 +267,25 @@ bool waitsBesideReadBack(
     const CallExpr *Sync, ASTContext &Ctx,
     llvm::function_ref<bool(const CallExpr *)> IsBlockingReadBack);
 
+/// True if a blocking copy (isBlockingTransfer) follows the call \p Call in
+/// its block with nothing that queues device work in between.
+bool isFollowedByBlockingTransfer(const CallExpr *Call,
+                                  DeviceInference &Devices);
+
+/// True if the bare wait \p Wait is the last device operation of its
+/// function: a statement of the function's body after which only host code
+/// (releasing buffers, reporting errors, returning) runs.
+bool endsFunctionWithWait(const CallExpr *Wait, ASTContext &Ctx);
+
+/// True if every call of \p Function is followed at once by a blocking copy
+/// (`run(d_in, d_out); cudaMemcpy(h_out, d_out, ...)`): a wait that ends the
+/// function waits for nothing that copy does not. The project index answers
+/// for the whole program; without it, the calls in this translation unit
+/// (none: false).
+bool callersTransferRightAfter(const FunctionDecl *Function,
+                               DeviceInference &Devices,
+                               const ProjectFacts *Facts);
+
 /// True if the bare wait \p Wait completes an asynchronous device-to-host
 /// copy beside it (nothing that queues device work in between) that
 /// \p IsOutput accepts: `cudaMemcpyAsync(h_out, d_out, ..., stream);

@@ -271,6 +271,11 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       Facts.Reaches.emplace_back(functionKey(From), Entry.Key);
     else
       Facts.EntryPoints.insert(Entry.Key);
+    // A call followed at once by a blocking copy: a wait the callee ends
+    // with waits for nothing that copy does not.
+    if (const auto *Call = dyn_cast<CallExpr>(Entry.Site); Call && Entry.Callee)
+      Facts.FollowedByTransfer.try_emplace(Entry.Key, true).first->second &=
+          isFollowedByBlockingTransfer(Call, Devices);
   }
   for (const FunctionDecl *Function : Definitions) {
     FunctionWork Work;
@@ -550,6 +555,13 @@ bool ProjectFacts::drivenByNewInput(const FunctionDecl *Function) const {
   return Origin && InputLoops.contains(Origin->Loop);
 }
 
+std::optional<bool>
+ProjectFacts::callsFollowedByTransfer(const FunctionDecl *Function) const {
+  auto It = FollowedByTransfer.find(functionKey(Function));
+  return It == FollowedByTransfer.end() ? std::nullopt
+                                        : std::optional<bool>(It->second);
+}
+
 const StepOrigin *ProjectFacts::stepOrigin(const FunctionDecl *Function) const {
   auto It = Steps.find(functionKey(Function));
   return It == Steps.end() ? nullptr : &It->second;
@@ -728,6 +740,11 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     for (const llvm::json::Value &Entry : *Entries)
       if (std::optional<llvm::StringRef> Key = Entry.getAsString())
         EntryPoints.insert(*Key);
+  if (const llvm::json::Object *Followed =
+          Object->getObject("followedByTransfer"))
+    for (const auto &[Key, Value] : *Followed)
+      if (std::optional<bool> Each = Value.getAsBoolean())
+        FollowedByTransfer.try_emplace(Key.str(), true).first->second &= *Each;
   if (const llvm::json::Object *Loops = Object->getObject("loopFunctions"))
     for (const auto &[Loop, Function] : *Loops)
       if (std::optional<llvm::StringRef> Key = Function.getAsString())
@@ -817,6 +834,9 @@ llvm::json::Value ProjectFacts::toJSON() const {
   llvm::json::Object Loops;
   for (const auto &Entry : LoopFunctions)
     Loops[Entry.first().str()] = Entry.second;
+  llvm::json::Object Followed;
+  for (const auto &Entry : FollowedByTransfer)
+    Followed[Entry.first().str()] = Entry.second;
   llvm::json::Object Arguments;
   for (const auto &Entry : StepArguments) {
     llvm::json::Array Slots;
@@ -856,7 +876,8 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"reaches", WritePairs(Reaches)},
                             {"entryPoints", std::move(Entries)},
                             {"stepCallSites", WritePairs(StepCallSites)},
-                            {"loopFunctions", std::move(Loops)}};
+                            {"loopFunctions", std::move(Loops)},
+                            {"followedByTransfer", std::move(Followed)}};
 }
 
 llvm::Expected<std::shared_ptr<const ProjectFacts>>

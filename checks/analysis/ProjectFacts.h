@@ -51,7 +51,8 @@ public:
   ///  "reaches": [["<caller key>", "<callee key>"], ...],
   ///  "entryPoints": ["<key>", ...],
   ///  "stepCallSites": [["<callee key>", "<file>:<line>"], ...],
-  ///  "loopFunctions": {"<file>:<line>": "<key>"}}:
+  ///  "loopFunctions": {"<file>:<line>": "<key>"},
+  ///  "followedByTransfer": {"<key>": bool}}:
   /// the calls made on
   /// every iteration of a hot loop (or of a loop that is hot if a function
   /// defined in another file queues device work), whether each function
@@ -123,6 +124,12 @@ public:
   /// True if \p Function (a module's forward), in the file that defines
   /// it, moves its parameter \p Index to a device itself.
   bool movesParameter(const FunctionDecl *Function, unsigned Index) const;
+
+  /// Whether every call of \p Function in the program is followed at once
+  /// by a blocking copy (isFollowedByBlockingTransfer); none when no file
+  /// calls it.
+  std::optional<bool>
+  callsFollowedByTransfer(const FunctionDecl *Function) const;
 
   /// Whether running \p Function queues device work (a kernel launch,
   /// LibTorch operation or CUDA library routine), directly or through what
@@ -200,6 +207,9 @@ private:
   /// defines main (a library: every function may run).
   llvm::StringSet<> Reachable;
   bool HasMain = false;
+  /// Per callee key: whether each of its calls is followed at once by a
+  /// blocking copy (false as soon as one is not).
+  llvm::StringMap<bool> FollowedByTransfer;
   /// Fills Reachable (propagateSteps).
   void findReachable();
   /// True if the loop "file:line" runs: in a function main reaches, or the
