@@ -157,6 +157,10 @@ private:
   /// A pointer read from a struct field (`b.host`, `p->host`); see the
   /// definition for what is followed.
   std::optional<PlacementFact> evaluateFieldPointer(const MemberExpr *Use);
+  /// Where the storage of the member \p Member (held by value: a scalar, an
+  /// array) is, for the address \p Address of it or of an element.
+  std::optional<PlacementFact> memberStorage(const MemberExpr *Member,
+                                             const Expr *Address);
   std::optional<PlacementFact> resolveVariable(const VarDecl *Var,
                                                const Expr *Use,
                                                ValueKind Kind);

@@ -983,6 +983,35 @@ DeviceInference::evaluateDeviceExpr(const Expr *Original) {
 }
 
 std::optional<PlacementFact>
+DeviceInference::memberStorage(const MemberExpr *Member, const Expr *Address) {
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field)
+    return PlacementFact{};
+  const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+  // Through a pointer: where that pointer points (a struct made with new,
+  // cudaMallocHost or cudaMalloc); an object of a method, or one held by value
+  // (a local, a global, a parameter), lives in ordinary host memory.
+  if (Member->isArrow() && !isa<CXXThisExpr>(Base)) {
+    std::optional<PlacementFact> Object = evaluatePointer(Base);
+    if (!Object || Object->Where == Placement::Unknown)
+      return PlacementFact{};
+    const auto *Pointer = dyn_cast<DeclRefExpr>(Base);
+    std::string Holder =
+        Pointer && Pointer->getDecl()->getIdentifier()
+            ? "what '" + Pointer->getDecl()->getName().str() + "' points to"
+            : std::string("an object");
+    return makeFact(Object->Where, Address,
+                    "the member '" + Field->getName().str() + "' of " + Holder +
+                        " (" + Object->Reason + ")");
+  }
+  if (Member->isArrow() || isa<DeclRefExpr, MemberExpr>(Base))
+    return makeFact(Placement::Cpu, Address,
+                    "the member '" + Field->getName().str() +
+                        "' of an object in pageable host memory");
+  return PlacementFact{};
+}
+
+std::optional<PlacementFact>
 DeviceInference::evaluatePointer(const Expr *Original) {
   if (!Original)
     return PlacementFact{};
@@ -1027,6 +1056,8 @@ DeviceInference::evaluatePointer(const Expr *Original) {
         return makeFact(Placement::Cpu, E,
                         "the address of the local '" + Var->getName().str() +
                             "'");
+    if (const auto *Member = dyn_cast<MemberExpr>(Sub))
+      return memberStorage(Member, E);
     return PlacementFact{};
   }
 
@@ -1045,6 +1076,9 @@ DeviceInference::evaluatePointer(const Expr *Original) {
         isNamed(Member->getMemberDecl(), "data"))
       return makeFact(Placement::Cpu, E,
                       "the pixels of a cv::Mat, in pageable host memory");
+    // An array held in the object (`params.table`): where the object is.
+    if (Member->getMemberDecl()->getType()->isConstantArrayType())
+      return memberStorage(Member, E);
     return evaluateFieldPointer(Member);
   }
 

@@ -176,3 +176,36 @@ template <typename T> struct MemoryBlock {
   }
 };
 template struct MemoryBlock<float>;
+
+// Scalars and arrays held in an object live where the object does: in a
+// method's own object or one made with new, pageable memory; in a struct
+// made with cudaMallocHost, pinned.
+struct Counters {
+  int Changed;
+  float Sizes[4];
+};
+class Flow {
+  int Width = 0;
+  int *DeviceWidth = nullptr;
+
+public:
+  void upload(cudaStream_t S) {
+    cudaMemcpyAsync(DeviceWidth, &Width, sizeof(int), cudaMemcpyHostToDevice,
+                    S);
+    // XFER-WARNING: :[[@LINE-2]]:5: warning: 'cudaMemcpyAsync' copies from pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only after the host data has been copied out, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+    // XFER-NOTE: :[[@LINE-3]]:34: note: pageable host memory: the member 'Width' of an object in pageable host memory
+  }
+};
+void countChanges(int *DeviceChanged, float *DeviceSizes, cudaStream_t S) {
+  Counters *Host = new Counters;
+  cudaMemcpyAsync(&Host->Changed, DeviceChanged, sizeof(int),
+                  cudaMemcpyDeviceToHost, S);
+  // XFER-WARNING: :[[@LINE-2]]:3: warning: 'cudaMemcpyAsync' copies into pageable host memory, so it is not asynchronous: the driver stages the data through a pinned bounce buffer and the call returns only once the data has reached host memory, so the copy does not overlap host work; allocate the buffer with cudaMallocHost or register it with cudaHostRegister [xfer-pageable-async-copy]
+  // XFER-NOTE: :[[@LINE-3]]:19: note: pageable host memory: the member 'Changed' of what 'Host' points to (allocated on the host by new)
+  Counters *Pinned = nullptr;
+  cudaMallocHost((void **)&Pinned, sizeof(Counters));
+  cudaMemcpyAsync(&Pinned->Changed, DeviceChanged, sizeof(int),
+                  cudaMemcpyDeviceToHost, S);
+  cudaMemcpyAsync(Pinned->Sizes, DeviceSizes, sizeof(Pinned->Sizes),
+                  cudaMemcpyDeviceToHost, S);
+}
