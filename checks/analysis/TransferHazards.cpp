@@ -665,8 +665,48 @@ bool dependsOnArgumentsOnly(const FunctionDecl *Function, ASTContext &Ctx,
 
 } // namespace
 
+namespace {
+
+/// True if the local array \p Var is written once, by a call of a function
+/// of the file that takes it and otherwise only constants and depends on
+/// its arguments only (`float f[N]; fillSource(f);`): the same values on
+/// every call.
+bool filledFromConstants(const VarDecl *Var, ASTContext &Ctx) {
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Var->hasLocalStorage() || !Var->getType()->isConstantArrayType() ||
+      !Function || !Function->hasBody())
+    return false;
+  llvm::SmallVector<const DeclRefExpr *, 2> Writes;
+  walkStmt(Function->getBody(), [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+        Ref && Ref->getDecl() == Var && mayWriteThrough(Ref, Ctx))
+      Writes.push_back(Ref);
+    return WalkStep::Continue;
+  });
+  if (Writes.size() != 1)
+    return false;
+  const Stmt *Parent = parentStmt(Writes.front(), Ctx);
+  while (isa_and_nonnull<ImplicitCastExpr, ParenExpr>(Parent))
+    Parent = parentStmt(Parent, Ctx);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+  const FunctionDecl *Callee =
+      Call ? definedCallee(Call, Ctx.getSourceManager()) : nullptr;
+  return Callee && !isa<CXXMethodDecl>(Callee) &&
+         llvm::all_of(Call->arguments(),
+                      [&](const Expr *Arg) {
+                        return Arg->IgnoreParenImpCasts() == Writes.front() ||
+                               isConstantArgument(Arg, Ctx);
+                      }) &&
+         dependsOnArgumentsOnly(Callee, Ctx);
+}
+
+} // namespace
+
 bool holdsConstantValues(const VarDecl *Var, ASTContext &Ctx) {
   const Expr *Init = Var ? Var->getInit() : nullptr;
+  if (Var && !Init && filledFromConstants(Var, Ctx))
+    return true;
   if (!Init || Var->getType()->isReferenceType())
     return false;
   if (isInitializedConstant(Var, Ctx))
