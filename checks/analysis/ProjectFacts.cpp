@@ -460,6 +460,19 @@ ProjectFacts::queuesDeviceWork(const FunctionDecl *Function) const {
   return It->second.QueuesWork;
 }
 
+namespace {
+
+/// The callees of each caller in \p Edges (caller key, callee key).
+llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>>
+calleesByCaller(llvm::ArrayRef<std::pair<std::string, std::string>> Edges) {
+  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
+  for (const auto &[Caller, Callee] : Edges)
+    Callees[Caller].push_back(Callee);
+  return Callees;
+}
+
+} // namespace
+
 void ProjectFacts::findReachable() {
   Reachable.clear();
   HasMain = llvm::any_of(EntryPoints, [](const auto &Entry) {
@@ -467,9 +480,7 @@ void ProjectFacts::findReachable() {
   });
   if (!HasMain)
     return;
-  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
-  for (const auto &[Caller, Callee] : Reaches)
-    Callees[Caller].push_back(Callee);
+  const auto Callees = calleesByCaller(Reaches);
   std::deque<std::string> Work;
   for (const auto &Entry : EntryPoints)
     if (Reachable.insert(Entry.first()).second)
@@ -515,9 +526,7 @@ void ProjectFacts::propagateSteps() {
         llvm::any_of(Entry.second.UnseenCallees,
                      [&](llvm::StringRef Key) { return mayQueueWork(Key); }))
       Seeds.try_emplace(Entry.first(), Entry.second.Loop);
-  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 4>> Callees;
-  for (const auto &[Caller, Callee] : Calls)
-    Callees[Caller].push_back(Callee);
+  const auto Callees = calleesByCaller(Calls);
   // Breadth first from the functions loops call: each function keeps the
   // loop it is reached from first.
   std::deque<std::string> Work;
