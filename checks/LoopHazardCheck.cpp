@@ -474,6 +474,10 @@ bool LoopHazardCheck::runsOnHotIterations(const Stmt *S,
                                           ASTContext &Ctx) {
   if (Frequency.relativeFrequency() * 100.0 < MinFrequencyPercent)
     return false;
+  // A loop in a function main never reaches (a test path left in the
+  // code) never runs.
+  if (!programFacts(Ctx).mayRun(S, Ctx))
+    return false;
   // Costs that are paid once (setup and teardown loops) or on purpose
   // (timing harnesses) are not hazards, unless a loop around them is hot,
   // or their function runs on every step of a loop in another file (a

@@ -497,6 +497,13 @@ void ProjectFacts::findReachable() {
   }
 }
 
+bool ProjectFacts::mayRun(const Stmt *S, ASTContext &Ctx) const {
+  if (!HasMain)
+    return true;
+  const FunctionDecl *Function = outermostFunction(S, Ctx);
+  return !Function || Reachable.contains(functionKey(Function));
+}
+
 bool ProjectFacts::loopMayRun(llvm::StringRef Loop) const {
   if (!HasMain)
     return true;

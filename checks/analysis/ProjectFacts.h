@@ -101,6 +101,10 @@ public:
   /// files that store into it).
   std::optional<Placement> fieldPlacement(const FieldDecl *Field) const;
 
+  /// False if \p S is in a function that main never reaches, in a program
+  /// that defines main (a test path left in the code never runs).
+  bool mayRun(const Stmt *S, ASTContext &Ctx) const;
+
   /// The loop that calls \p Function on each of its iterations, directly
   /// or through unconditional calls, in any file of the program.
   const StepOrigin *stepOrigin(const FunctionDecl *Function) const;
