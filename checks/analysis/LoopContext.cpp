@@ -1415,14 +1415,24 @@ bool runsTrainingEpoch(const FunctionDecl *Function, ASTContext &Ctx) {
 
 namespace {
 
+bool runsUntilDeviceSaysDone(const Stmt *Loop, ASTContext &Ctx);
+
+/// True if \p Body queues device work other than through \p Call: a kernel
+/// launch or another call that queues some.
+bool queuesWorkBeside(const Stmt *Body, const CallExpr *Call, ASTContext &Ctx) {
+  return containsMatch<CallExpr>(Body, [&](const CallExpr &Other) {
+    return &Other != Call && !isWithin(&Other, Call, Ctx) &&
+           !isWithin(Call, &Other, Ctx) &&
+           queuesDeviceWork(&Other, Ctx, UnseenFunctions{});
+  });
+}
+
 /// The first loop inside \p Body that does not hold \p S and runs the
 /// device work of each iteration: not one under a branch (validation every
 /// N steps), a host-only loop, or a macro's do-while(0). A call beside
 /// \p S into a function that runs a step loop of its own (a solver's
 /// iterations inside a sweep over parameters) is such a loop too: the one
 /// inside the function is returned.
-bool runsUntilDeviceSaysDone(const Stmt *Loop, ASTContext &Ctx);
-
 const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
                             ASTContext &Ctx) {
   // An optimizer step after the inner loop makes the inner loop gradient
@@ -1460,8 +1470,13 @@ const Stmt *findSiblingLoop(const Stmt *Body, const Stmt *Target,
     }
     if (const auto *Call = dyn_cast<CallExpr>(&S);
         Call && !isWithin(Target, Call, Ctx) && !isWithin(Call, Target, Ctx))
-      if (const Stmt *Inside =
-              findStepLoopInside(Call->getDirectCallee(), Ctx)) {
+      // A called solve that iterates until the device says it has
+      // converged is part of the step when the step queues other device
+      // work beside it (`poisson()` between the time step's kernels); alone
+      // with allocations around it, it is the step loop of a sweep.
+      if (const Stmt *Inside = findStepLoopInside(Call->getDirectCallee(), Ctx);
+          Inside && !(runsUntilDeviceSaysDone(Inside, Ctx) &&
+                      queuesWorkBeside(Body, Call, Ctx))) {
         Found = Inside;
         return WalkStep::Stop;
       }
@@ -3523,6 +3538,15 @@ bool decidesExitOf(const CallExpr *ReadBack, const Stmt *Loop,
   auto DecidesExit = [&](const VarDecl *Destination) {
     llvm::SmallPtrSet<const VarDecl *, 4> Derived =
         valuesDerivedFrom(Destination, DerivationScope);
+    // `for (t = 0; t < end; t += dt)`: the increment carries the value to
+    // the variable the condition tests.
+    if (const auto *For = dyn_cast<ForStmt>(Loop); For && For->getInc()) {
+      llvm::SmallPtrSet<const VarDecl *, 4> Stepped;
+      for (const VarDecl *Var : Derived)
+        for (const VarDecl *Next : valuesDerivedFrom(Var, For->getInc()))
+          Stepped.insert(Next);
+      Derived.insert(Stepped.begin(), Stepped.end());
+    }
     auto ReadsDerived = [&](const Stmt *S) {
       return llvm::any_of(Derived,
                           [&](const VarDecl *Var) { return refersTo(S, Var); });
@@ -3580,7 +3604,18 @@ bool decidesExitOf(const CallExpr *ReadBack, const Stmt *Loop,
     if (Var && DecidesExit(Var))
       return true;
   }
-  return false;
+  // ...or through a global it reads back into (`cudaMemcpyFromSymbol(
+  // &del_t_h, del_t, ...)` in `timestep_interval()`, then `t += del_t_h`).
+  const FunctionDecl *Definition = Callee->getDefinition();
+  return Definition && Definition->hasBody() &&
+         containsMatch<CallExpr>(
+             Definition->getBody(), [&](const CallExpr &Inner) {
+               const auto *Global = dyn_cast_or_null<VarDecl>(
+                   identifyCudaCall(&Inner) ? readBackTarget(&Inner, Ctx)
+                                            : nullptr);
+               return Global && Global->hasGlobalStorage() &&
+                      !Global->isStaticLocal() && DecidesExit(Global);
+             });
 }
 
 } // namespace

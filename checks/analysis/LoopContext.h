@@ -159,8 +159,10 @@ bool isNeverRepeated(const Stmt *S, const ASTContext &Ctx);
 /// host memory, that is) read by the loop's condition or by the condition of
 /// an `if` in the loop that leaves it (break, return, goto) or sets what the
 /// condition reads; also through the variables the loop computes from it
-/// (a maximum that sets the time step that advances the tested time). A call of a function that reads back inside decides it
-/// through the variables it takes by reference or address. Such a read-back
+/// (a maximum that sets the time step that advances the tested time, also
+/// in a `for` statement's increment). A call of a function that reads back
+/// inside decides it through the variables it takes by reference or
+/// address, and through the globals it reads back into. Such a read-back
 /// is a termination flag, not a hazard. A bare wait decides it when it
 /// completes an asynchronous copy of such a value beside it.
 bool decidesLoopExit(const CallExpr *ReadBack, const Stmt *Loop,
