@@ -771,12 +771,25 @@ LoopHazardCheck::hotPhrase(const Stmt *S, const ExecutionFrequency &Frequency,
   // loop) does the rest of its work once per epoch: a validation loss read
   // after the batch loop is periodic evaluation.
   const FunctionDecl *Function = enclosingFunction(S, Ctx);
-  if (Frequency.Guard != GuardKind::None || !Function ||
+  // A branch taken every other call (`if (ntime % 2 == 0)`, the even
+  // half-step of a two-phase scheme) runs as often as MinFrequencyPercent
+  // asks; rarer guards are logging or periodic work.
+  const bool FrequentGuard =
+      Frequency.Guard == GuardKind::EveryN && Frequency.Period &&
+      *Frequency.Period > 0 &&
+      100.0 / static_cast<double>(*Frequency.Period) >= MinFrequencyPercent;
+  if ((Frequency.Guard != GuardKind::None && !FrequentGuard) || !Function ||
       isOnErrorPath(S, Ctx) ||
       isCalledInLoopHere(Function, Analyses->devices(), Ctx) ||
       runsTrainingEpoch(Function, Ctx) || skippedOnSteps(S, Function, Ctx))
     return std::nullopt;
-  return stepPhrase(Function, Facts.get());
+  std::optional<std::string> Phrase = stepPhrase(Function, Facts.get());
+  constexpr llvm::StringLiteral EveryCall = "on every call of ";
+  if (Phrase && FrequentGuard &&
+      llvm::StringRef(*Phrase).starts_with(EveryCall))
+    Phrase = "once every " + std::to_string(*Frequency.Period) + " calls of " +
+             Phrase->substr(EveryCall.size());
+  return Phrase;
 }
 
 void LoopHazardCheck::noteConsumedOutput(const CallExpr *At,

@@ -3695,6 +3695,45 @@ void frames(unsigned char *Host, unsigned char *In, unsigned char *Out, int N,
       << R.Out << R.Err;
 }
 
+// A step function of another file that waits in the branch of every other
+// step (the even half of a two-phase scheme) waits once every two calls: as
+// often as MinFrequencyPercent (50) asks, so reported; a wait every tenth
+// step is periodic work.
+TEST_F(ToolTest, WaitsOnEveryOtherStepOfAStepFunctionAreReported) {
+  std::string Step = write("step.cpp", R"cpp(#include <cuda_runtime.h>
+__global__ void collide(float *F);
+void advance(float *F, int Step) {
+  if (Step % 2 == 0) {
+    collide<<<64, 256>>>(F);
+    cudaDeviceSynchronize();
+  }
+  if (Step % 10 == 0) {
+    collide<<<64, 256>>>(F);
+    cudaDeviceSynchronize();
+  }
+}
+)cpp");
+  std::string Main = write("main.cpp", R"cpp(void advance(float *F, int Step);
+void run(float *F, int Steps) {
+  for (int S = 0; S < Steps; ++S)
+    advance(F, S);
+}
+)cpp");
+  RunOutcome R =
+      run(Tool, {"--no-cache", "--checks=-*,xfer-sync-in-loop", Step, Main,
+                 "--", "-x", "cuda", "--cuda-host-only", "-nocudainc",
+                 "-nocudalib", "-isystem", StubInclude});
+  EXPECT_NE(std::string::npos,
+            R.Out.find("step.cpp:6:5: warning: 'cudaDeviceSynchronize' "
+                       "synchronizes with the GPU once every 2 calls of "
+                       "'advance()', which runs on every iteration of the "
+                       "loop at main.cpp:3: the host waits for all queued "
+                       "device work, so CPU and GPU stop overlapping "
+                       "[xfer-sync-in-loop]"))
+      << R.Out << R.Err;
+  EXPECT_EQ(std::string::npos, R.Out.find("step.cpp:10:")) << R.Out;
+}
+
 // The number of results a per-frame helper reads back before the results
 // themselves, and that bounds its walk over them into the caller's vector,
 // is part of the product (silent); a count that only bounds printing is a
