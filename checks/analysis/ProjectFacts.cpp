@@ -261,9 +261,25 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
       });
   // What main reaches: every call, wherever it is; a function whose address
   // is taken, or that a global's initializer calls, may run from anywhere.
-  for (const FunctionDecl *Function : Definitions)
-    if (Function->isMain())
+  // Library code calls some of the program's methods itself: a module's
+  // forward (through `model(x)`), a functor's call operator (through an
+  // algorithm or a thread), an override of a library's virtual method (a
+  // dataset's get()).
+  for (const FunctionDecl *Function : Definitions) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+    bool CalledByLibrary = false;
+    if (Method) {
+      CalledByLibrary =
+          Method->getOverloadedOperator() == OO_Call ||
+          (Method->getIdentifier() && Method->getName() == "forward");
+      forEachOverriddenMethod(Method, [&](const CXXMethodDecl *Overridden) {
+        CalledByLibrary |=
+            SM.isInSystemHeader(SM.getExpansionLoc(Overridden->getLocation()));
+      });
+    }
+    if (Function->isMain() || CalledByLibrary)
       Facts.EntryPoints.insert(functionKey(Function));
+  }
   for (const auto &[PointerKey, FunctionKey] : AddressTaken)
     Facts.EntryPoints.insert(FunctionKey);
   for (const CallSite &Entry : Calls) {

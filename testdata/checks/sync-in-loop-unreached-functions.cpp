@@ -42,3 +42,19 @@ int main() {
   runLater(solveCallback, Field, 1024);
   return 0;
 }
+
+// Library code calls some methods itself: a functor's call operator (an
+// algorithm, a thread), a module's forward, an override of a library's
+// virtual method. They may run.
+struct Relaxer {
+  float *Field;
+  int N;
+  void operator()(int Steps) const {
+    for (int S = 0; S < Steps; ++S) {
+      relax<<<N / 256, 256>>>(Field, N);
+      cudaDeviceSynchronize();
+      // XFER-WARNING: :[[@LINE-1]]:7: warning: 'cudaDeviceSynchronize' synchronizes with the GPU on every iteration of the loop at line 53: the host waits for all queued device work, so CPU and GPU stop overlapping [xfer-sync-in-loop]
+      // XFER-NOTE: :53:5: note: loop starts here
+    }
+  }
+};
