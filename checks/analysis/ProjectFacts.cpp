@@ -704,12 +704,14 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
         for (size_t I = 0; I < Slots->size(); ++I) {
           const llvm::json::Array *Constants = (*Slots)[I].getAsArray();
           Values[I].Varies = !Constants;
-          if (Constants)
-            for (const llvm::json::Value &Constant : *Constants)
+          if (Constants) {
+            for (const llvm::json::Value &Constant : *Constants) {
               if (std::optional<int64_t> Number = Constant.getAsInteger())
                 Values[I].Constants.push_back(*Number);
               else
                 Values[I].Varies = true;
+            }
+          }
         }
         mergeStepArguments(Key, Values);
       }
