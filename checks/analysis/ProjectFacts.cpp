@@ -396,9 +396,7 @@ llvm::json::Value ProjectFacts::collect(ASTContext &Ctx,
                 outermostFunction(Frequency.Loops.front().Loop, Ctx))
           Facts.LoopFunctions.try_emplace(Where, functionKey(LoopFunction));
         if (!WaitsForNothing && Unconditional)
-          Facts.StepCallSites.emplace_back(CalleeKey, Where);
-        if (!WaitsForNothing && Unconditional)
-          Facts.StepCalls.try_emplace(CalleeKey, std::move(Where));
+          Facts.StepCallSites.emplace_back(CalleeKey, std::move(Where));
         else if (!WaitsForNothing)
           Facts.ConditionalStepCalls.try_emplace(CalleeKey,
                                                  std::move(Conditional));
@@ -531,19 +529,12 @@ void ProjectFacts::propagateSteps() {
   Steps.clear();
   CalledFromSteps.clear();
   findReachable();
-  // The loops that call each function on every iteration, from the files
-  // that list every such call (else the first loop each file saw); a loop
-  // in a function main never reaches drives nothing.
+  // The first loop that calls each function on every iteration; a loop in
+  // a function main never reaches drives nothing.
   llvm::StringMap<std::string> Seeds;
-  if (!StepCallSites.empty()) {
-    for (const auto &[Callee, Loop] : StepCallSites)
-      if (loopMayRun(Loop))
-        Seeds.try_emplace(Callee, Loop);
-  }
-  for (const auto &Entry : StepCalls)
-    if (StepCallSites.empty() || !LoopFunctions.count(Entry.second))
-      if (loopMayRun(Entry.second))
-        Seeds.try_emplace(Entry.first(), Entry.second);
+  for (const auto &[Callee, Loop] : StepCallSites)
+    if (loopMayRun(Loop))
+      Seeds.try_emplace(Callee, Loop);
   for (const auto &Entry : ConditionalStepCalls)
     if (loopMayRun(Entry.second.Loop) &&
         llvm::any_of(Entry.second.UnseenCallees,
@@ -693,10 +684,6 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
     return;
   if (std::optional<bool> Cuda = Object->getBoolean("usesCuda"))
     UsesCuda |= *Cuda;
-  if (const llvm::json::Object *Roots = Object->getObject("stepCalls"))
-    for (const auto &[Key, Value] : *Roots)
-      if (std::optional<llvm::StringRef> Loop = Value.getAsString())
-        StepCalls.try_emplace(Key.str(), Loop->str());
   if (const llvm::json::Object *Arguments = Object->getObject("stepArguments"))
     for (const auto &[Key, Value] : *Arguments)
       if (const llvm::json::Array *Slots = Value.getAsArray()) {
@@ -769,7 +756,7 @@ void ProjectFacts::merge(const llvm::json::Value &TranslationUnit) {
   };
   ReadPairs("calls", Calls);
   ReadPairs("reaches", Reaches);
-  ReadPairs("stepCallSites", StepCallSites);
+  ReadPairs("stepCalls", StepCallSites);
   if (const llvm::json::Array *Entries = Object->getArray("entryPoints"))
     for (const llvm::json::Value &Entry : *Entries)
       if (std::optional<llvm::StringRef> Key = Entry.getAsString())
@@ -824,9 +811,6 @@ llvm::json::Value ProjectFacts::toJSON() const {
                                : llvm::json::Value(placementName(P)));
     Functions[Entry.first().str()] = std::move(Placements); // owned key
   }
-  llvm::json::Object Roots;
-  for (const auto &Entry : StepCalls)
-    Roots[Entry.first().str()] = Entry.second;
   auto WriteKeys = [](llvm::ArrayRef<std::string> Keys) {
     llvm::json::Array Array;
     for (const std::string &Key : Keys)
@@ -898,7 +882,7 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"fields", WritePlacements(Fields)},
                             {"usesCuda", UsesCuda},
                             {"parameters", std::move(Functions)},
-                            {"stepCalls", std::move(Roots)},
+                            {"stepCalls", WritePairs(StepCallSites)},
                             {"stepCallsIfWork", std::move(Conditional)},
                             {"stepArguments", std::move(Arguments)},
                             {"trainingLoops", std::move(Training)},
@@ -909,7 +893,6 @@ llvm::json::Value ProjectFacts::toJSON() const {
                             {"calls", WritePairs(Calls)},
                             {"reaches", WritePairs(Reaches)},
                             {"entryPoints", std::move(Entries)},
-                            {"stepCallSites", WritePairs(StepCallSites)},
                             {"loopFunctions", std::move(Loops)},
                             {"followedByTransfer", std::move(Followed)}};
 }

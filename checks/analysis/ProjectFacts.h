@@ -38,7 +38,7 @@ class ProjectFacts {
 public:
   /// The facts of one translation unit, as JSON:
   /// {"usesCuda": bool, "parameters": {"<key>": ["cuda", null, ...]},
-  ///  "stepCalls": {"<callee key>": "<file>:<line> of the loop"},
+  ///  "stepCalls": [["<callee key>", "<file>:<line> of the loop"], ...],
   ///  "stepCallsIfWork": {"<callee key>": {"loop": "<file>:<line>",
   ///                       "unseenCallees": ["<key>", ...]}},
   ///  "stepArguments": {"<callee key>": [[1, 2], null, ...]},
@@ -50,7 +50,6 @@ public:
   ///  "returns": {"<key>": "cpu"}, "fields": {"<Class::field>": "cuda"},
   ///  "reaches": [["<caller key>", "<callee key>"], ...],
   ///  "entryPoints": ["<key>", ...],
-  ///  "stepCallSites": [["<callee key>", "<file>:<line>"], ...],
   ///  "loopFunctions": {"<file>:<line>": "<key>"},
   ///  "followedByTransfer": {"<key>": bool}}:
   /// the calls made on
@@ -178,7 +177,6 @@ private:
   llvm::StringMap<llvm::SmallVector<Placement, 4>> Parameters;
   llvm::StringMap<Placement> Returns;
   llvm::StringMap<Placement> Fields;
-  llvm::StringMap<std::string> StepCalls;
   llvm::StringMap<ConditionalStep> ConditionalStepCalls;
   llvm::StringMap<llvm::SmallVector<ArgumentValues, 4>> StepArguments;
   llvm::StringMap<FunctionWork> DefinedFunctions;
@@ -203,8 +201,8 @@ private:
   /// or a pointer may call (their address is taken, or a global's
   /// initializer calls them).
   llvm::StringSet<> EntryPoints;
-  /// Every (callee key, loop) of a call on each iteration of a hot loop,
-  /// and the function each such loop is in.
+  /// Every (callee key, loop) of a call on each iteration of a hot loop
+  /// ("stepCalls"), and the function each such loop is in.
   std::vector<std::pair<std::string, std::string>> StepCallSites;
   llvm::StringMap<std::string> LoopFunctions;
   /// The functions main reaches; empty when no file of the program
